@@ -1,0 +1,93 @@
+/* npmath.c: numpy / CPython bit-exact float64 arithmetic; see npmath.h.
+ *
+ * Follows numpy/_core/src/umath/loops_utils.h.src (DOUBLE_pairwise_sum), the add reduction of
+ * numpy 2.x (which starts from the identity 0.0 and sums every element pairwise, found
+ * empirically: np.sum([-0.0]) is 0.0 and no element is peeled off first), and CPython's
+ * Objects/floatobject.c (float_pow).
+ */
+#include "npmath.h"
+
+#include <math.h>
+
+/*---------------------------------- Sum ----------------------------------------------------*/
+
+#define MDV_PW_BLOCKSIZE 128
+
+/* numpy's DOUBLE_pairwise_sum for a contiguous array. */
+static double pairwise_sum(const double* a, int n) {
+  if (n < 8) {
+    double res = -0.0;  /* keeps an all -0.0 run at -0.0 */
+    for (int i = 0; i < n; i++) res += a[i];
+    return res;
+  }
+  if (n <= MDV_PW_BLOCKSIZE) {
+    double r[8];
+    int i;
+    for (int k = 0; k < 8; k++) r[k] = a[k];
+    for (i = 8; i < n - (n % 8); i += 8) {
+      for (int k = 0; k < 8; k++) r[k] += a[i + k];
+    }
+    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[i];
+    return res;
+  }
+  int n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+double mdv_np_sum(const double* x, int n) {
+  return 0.0 + pairwise_sum(x, n > 0 ? n : 0);
+}
+
+double mdv_np_mean(const double* x, int n) {
+  return mdv_np_sum(x, n) / (double)n;
+}
+
+/*---------------------------------- Elementwise --------------------------------------------*/
+
+double mdv_np_clip(double x, double lo, double hi) {
+  if (isnan(lo)) return lo;
+  if (isnan(hi)) return hi;
+  double y = x < lo ? lo : x;
+  return y > hi ? hi : y;
+}
+
+double mdv_np_square(double x) {
+  return x * x;
+}
+
+/* CPython's DOUBLE_IS_ODD_INTEGER. */
+static int is_odd_integer(double v) {
+  return fmod(fabs(v), 2.0) == 1.0;
+}
+
+double mdv_py_pow(double x, double y) {
+  int negate = 0;
+  if (y == 0.0) return 1.0;          /* x ** 0 is 1, even nan ** 0 */
+  if (isnan(x)) return x;
+  if (isnan(y)) return x == 1.0 ? 1.0 : y;
+  if (isinf(y)) {
+    double ax = fabs(x);
+    if (ax == 1.0) return 1.0;
+    if ((y > 0.0) == (ax > 1.0)) return fabs(y);
+    return 0.0;
+  }
+  if (isinf(x)) {
+    int odd = is_odd_integer(y);
+    if (y > 0.0) return odd ? x : fabs(x);
+    return odd ? copysign(0.0, x) : 0.0;
+  }
+  if (x == 0.0) {                    /* Python raises ZeroDivisionError for y < 0 */
+    if (y < 0.0) return pow(x, y);
+    return is_odd_integer(y) ? x : 0.0;
+  }
+  if (x < 0.0) {
+    if (y != floor(y)) return pow(x, y);  /* Python returns a complex */
+    x = -x;
+    negate = is_odd_integer(y);
+  }
+  if (x == 1.0) return negate ? -1.0 : 1.0;
+  double r = pow(x, y);                  /* Python raises OverflowError on overflow */
+  return negate ? -r : r;
+}

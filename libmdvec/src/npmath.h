@@ -1,0 +1,48 @@
+/* npmath.h: float64 arithmetic that matches numpy / CPython bit for bit (internal, not ABI).
+ *
+ * Each function equals the numpy or Python expression named in its comment on x86-64 with
+ * glibc (checked against numpy 2.4 by tests/c/test_npmath.c); compile with -ffp-contract=off
+ * and without -ffast-math, or the summation order and roundings are not kept.
+ *
+ * NOT numpy's / Python's (not covered): np.sum/np.mean over other dtypes, axes, where= or
+ * dtype=; np.clip with array-valued bounds (numpy's per-element path orders NaNs and signed
+ * zeros differently from the scalar-bound path implemented here); the cases where Python's
+ * float ** raises (ZeroDivisionError for 0 ** negative, OverflowError) or returns a complex
+ * (negative ** non-integer): here they return what libm pow returns (inf, NaN).
+ */
+#ifndef MDV_NPMATH_H
+#define MDV_NPMATH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return np.sum(x) for a contiguous float64 array of n >= 0 elements: 0.0 (the add identity)
+   plus numpy's pairwise sum of all n (blocks of <= 128 summed in 8 accumulators, < 8 summed
+   left to right from -0.0, longer runs split at n/2 rounded down to a multiple of 8). */
+double mdv_np_sum(const double* x, int n);
+
+/* Return np.mean(x) for a contiguous float64 array: mdv_np_sum(x, n) / (double)n (NaN when
+   n == 0, as numpy's, which also warns). */
+double mdv_np_mean(const double* x, int n);
+
+/* Return np.clip(x, lo, hi) with scalar float64 bounds: lo if lo is NaN, else hi if hi is NaN,
+   else x < lo ? lo : x, then > hi ? hi : that; so a NaN x stays, lo > hi gives hi and ties keep
+   x (np.clip(-0.0, 0.0, 1.0) is -0.0). */
+double mdv_np_clip(double x, double lo, double hi);
+
+/* Return Python's x ** y for floats (CPython float_pow): its special cases for zeros, NaNs,
+   infinities, 1 and negative bases with integral y, else libm pow(|x|, y) with the sign fixed.
+   Also equals Python x ** n for int n and np.float64(x) ** y (numpy scalars call libm pow). */
+double mdv_py_pow(double x, double y);
+
+/* Return x * x: numpy's arr ** 2, arr ** 2.0, np.power(arr, 2.0) and np.square(arr) on float64
+   arrays (numpy squares for a scalar exponent of 2; libm pow(x, 2.0) differs from x * x in
+   about 0.09% of doubles, so mdv_py_pow(x, 2.0) is not this). */
+double mdv_np_square(double x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDV_NPMATH_H */

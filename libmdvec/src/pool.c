@@ -1,0 +1,426 @@
+/* pool.c: the worker thread pool (generation counter, spin-then-block, completion counter). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*---------------------------------- Tuning -------------------------------------------------*/
+
+/* How long an idle worker (waiting for a run) or the caller (waiting for the workers) spins
+   before blocking on its condition variable, in nanoseconds. Long enough to cover the gap
+   between two steps of a busy training loop, short enough that a pool waiting on a policy burns
+   little CPU. */
+#define MDV_POOL_SPIN_NS 50000LL
+
+/* The first part of the spin only polls with a CPU pause hint (an iteration count calibrated
+   once per pool); the rest calls sched_yield between polls and reads the clock for its deadline.
+   The yield matters: when the scheduler has put the waiter and the thread it waits for on the
+   same CPU (it does, after a wake-up), a pause-only spin would hold that CPU for the whole
+   spin, every run; measured on a 2-CPU VM with T=2 and 20 us of work per thread, the pool fell
+   into that state for seconds at a time at ~140 us per run instead of ~21 us. */
+#define MDV_POOL_PAUSE_NS 4000LL
+
+/* Calibration: time this many pause iterations, this many times, keep the fastest. */
+#define MDV_POOL_CALIB_ITERS  256
+#define MDV_POOL_CALIB_TRIALS 3
+
+/* Bound on the calibrated pause iteration count. */
+#define MDV_POOL_PAUSE_MAX    (1u << 20)
+
+#define MDV_CACHE_LINE 64
+
+/*---------------------------------- Types --------------------------------------------------*/
+
+/* One started worker thread (thread index 1..T-1). */
+typedef struct mdv_worker {
+  struct mdv_pool* pool;             /* the pool it serves */
+  int index;                         /* its thread index, 1..T-1 */
+  pthread_t thread;                  /* its pthread */
+} mdv_worker;
+
+/* Synchronisation rules (read before touching any field below).
+ *
+ * Publication of a run (caller -> workers):
+ *   The caller writes fn, ctx (plain fields) and pending (relaxed), then increments generation
+ *   with a seq_cst RMW, which is also a release. A worker loads generation with acquire (or
+ *   seq_cst) and, on seeing a value other than the one it last served, reads fn/ctx/stop and
+ *   everything else the caller wrote before the increment (the action buffer, ...).
+ *
+ * Completion (workers -> caller):
+ *   Each worker, after running fn, decrements pending with a seq_cst RMW (a release). The caller
+ *   loads pending with acquire (or seq_cst); once it reads 0, every write made by every fn is
+ *   visible to it, and every worker has finished reading fn/ctx, so the next run may overwrite
+ *   them. A worker never serves two generations without the caller seeing pending reach 0 in
+ *   between, so generation advances by exactly 1 per run as seen by each worker.
+ *
+ * Sleeping (the only place a lock is taken; "Dekker" pattern, needs seq_cst on both sides):
+ *   Worker going to sleep:  lock mutex; sleeping += 1 (seq_cst); while generation (seq_cst) is
+ *                           unchanged: wait work_cond; sleeping -= 1; unlock.
+ *   Caller publishing:      generation += 1 (seq_cst); if sleeping (seq_cst) > 0:
+ *                           lock mutex; broadcast work_cond; unlock.
+ *   In the single total order of seq_cst operations either the worker's increment of sleeping
+ *   comes first (then the caller sees sleeping > 0 and broadcasts under the mutex, which the
+ *   worker holds from its check until it is inside cond_wait, so the wake-up cannot fall in
+ *   between), or the caller's increment of generation comes first (then the worker's check sees
+ *   the new generation and does not wait). The caller's wait for completion is the mirror image:
+ *   caller_sleeping (set under the mutex, seq_cst) against the last worker's decrement of
+ *   pending (seq_cst), which signals done_cond under the mutex when caller_sleeping is set.
+ *   So an awake pool takes no lock and makes no futex call per run.
+ *
+ * Lock ordering: there is one lock, mutex; nothing is called while holding it except
+ *   pthread_cond_wait/broadcast/signal on work_cond/done_cond. fn is never called under it.
+ *
+ * Shutdown: the caller stores stop = 1 (relaxed, published by the following release),
+ *   increments generation, broadcasts work_cond under the mutex unconditionally, and joins
+ *   every worker. A worker that sees a new generation checks stop before reading fn and exits.
+ *   Only after every join does the caller free the pool, so a worker that is still signalling
+ *   done_cond after the caller's last run returned never touches freed memory.
+ *
+ * Cache lines: fields written by the caller on every run, fields written by the workers on
+ *   every run, and the rarely written lock state live on separate cache lines.
+ */
+struct mdv_pool {
+  /* read-only after create */
+  int num_threads;                   /* T, the caller included */
+  unsigned pause_iters;              /* pause iterations in MDV_POOL_PAUSE_NS; 0 when threads
+                                        outnumber CPUs (then every spin iteration yields) */
+  mdv_worker* workers;               /* (T-1) started workers, NULL when T == 1 */
+
+  /* written by the caller: the job, published by generation */
+  _Alignas(MDV_CACHE_LINE) mdv_pool_fn fn;  /* job of the current run */
+  void* ctx;                         /* its argument */
+  atomic_uint generation;            /* runs published so far (wraps) */
+  atomic_int stop;                   /* 1: workers exit at the next generation */
+  atomic_int caller_sleeping;        /* 1: caller is (about to be) blocked on done_cond */
+
+  /* written by the workers on every run */
+  _Alignas(MDV_CACHE_LINE) atomic_int pending;  /* workers that have not finished this run */
+
+  /* lock state, written rarely */
+  _Alignas(MDV_CACHE_LINE) atomic_int sleeping; /* workers (about to be) blocked on work_cond */
+  pthread_mutex_t mutex;             /* guards the two condition variables */
+  pthread_cond_t work_cond;          /* workers wait here for a new generation */
+  pthread_cond_t done_cond;          /* the caller waits here for pending == 0 */
+};
+
+/*---------------------------------- Helpers ------------------------------------------------*/
+
+/* Write a formatted message into err when there is room. */
+static void mdv_pool_seterr(char* err, size_t err_size, const char* msg, int code) {
+  if (err && err_size > 0) {
+    if (code) {
+      snprintf(err, err_size, "%s (%s)", msg, strerror(code));
+    } else {
+      snprintf(err, err_size, "%s", msg);
+    }
+  }
+}
+
+/* Hint the CPU that this is a spin-wait loop. */
+static inline void mdv_cpu_relax(void) {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_ia32_pause();
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#else
+  sched_yield();
+#endif
+}
+
+/* Return the monotonic clock in nanoseconds. */
+static long long mdv_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Return the number of pause iterations that take about MDV_POOL_PAUSE_NS on this machine. */
+static unsigned mdv_pool_calibrate(void) {
+  long long best = -1;
+  for (int t = 0; t < MDV_POOL_CALIB_TRIALS; ++t) {
+    long long t0 = mdv_now_ns();
+    for (int i = 0; i < MDV_POOL_CALIB_ITERS; ++i) {
+      mdv_cpu_relax();
+    }
+    long long dt = mdv_now_ns() - t0;
+    if (best < 0 || dt < best) {
+      best = dt;
+    }
+  }
+  if (best < 1) {
+    best = 1;
+  }
+  double iters = (double)MDV_POOL_PAUSE_NS * MDV_POOL_CALIB_ITERS / (double)best;
+  return iters > MDV_POOL_PAUSE_MAX ? MDV_POOL_PAUSE_MAX : (unsigned)iters;
+}
+
+/* State of one spin-wait. */
+typedef struct mdv_spin {
+  unsigned iter;                     /* pause iterations done */
+  long long deadline;                /* end of the yield phase (ns), 0 before it starts */
+} mdv_spin;
+
+/* Do one step of a spin-wait (pause, or yield once the pause phase is over); return 0 when the
+   spin budget is spent and the caller should block instead. */
+static inline int mdv_spin_step(const mdv_pool* p, mdv_spin* s) {
+  if (s->iter < p->pause_iters) {
+    ++s->iter;
+    mdv_cpu_relax();
+    return 1;
+  }
+  long long t = mdv_now_ns();
+  if (s->deadline == 0) {
+    s->deadline = t + MDV_POOL_SPIN_NS - (p->pause_iters ? MDV_POOL_PAUSE_NS : 0);
+  } else if (t >= s->deadline) {
+    return 0;
+  }
+  sched_yield();
+  return 1;
+}
+
+/* Wait until generation differs from seen; return the new generation (acquired). */
+static unsigned mdv_pool_wait_work(mdv_pool* p, unsigned seen) {
+  unsigned g;
+  mdv_spin spin = {0, 0};
+  do {
+    g = atomic_load_explicit(&p->generation, memory_order_acquire);
+    if (g != seen) {
+      return g;
+    }
+  } while (mdv_spin_step(p, &spin));
+
+  pthread_mutex_lock(&p->mutex);
+  atomic_fetch_add_explicit(&p->sleeping, 1, memory_order_seq_cst);
+  while ((g = atomic_load_explicit(&p->generation, memory_order_seq_cst)) == seen) {
+    pthread_cond_wait(&p->work_cond, &p->mutex);
+  }
+  atomic_fetch_sub_explicit(&p->sleeping, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&p->mutex);
+  return g;
+}
+
+/* Wait until every worker has finished the current run (pending == 0, acquired). */
+static void mdv_pool_wait_done(mdv_pool* p) {
+  mdv_spin spin = {0, 0};
+  do {
+    if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0) {
+      return;
+    }
+  } while (mdv_spin_step(p, &spin));
+
+  pthread_mutex_lock(&p->mutex);
+  atomic_store_explicit(&p->caller_sleeping, 1, memory_order_seq_cst);
+  while (atomic_load_explicit(&p->pending, memory_order_seq_cst) != 0) {
+    pthread_cond_wait(&p->done_cond, &p->mutex);
+  }
+  atomic_store_explicit(&p->caller_sleeping, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&p->mutex);
+}
+
+/* Body of worker threads 1..T-1: serve one run per generation until stop. */
+static void* mdv_pool_worker_main(void* arg) {
+  const mdv_worker* w = (const mdv_worker*)arg;
+  mdv_pool* p = w->pool;
+  const int index = w->index;
+  const int num_threads = p->num_threads;
+  unsigned seen = 0;  /* generation at create; not re-read here, or an early run could be lost */
+
+  for (;;) {
+    seen = mdv_pool_wait_work(p, seen);
+    if (atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+      break;
+    }
+    mdv_pool_fn fn = p->fn;
+    void* ctx = p->ctx;
+    fn(ctx, index, num_threads);
+
+    /* the last to finish wakes the caller if it went to sleep */
+    if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_seq_cst) == 1 &&
+        atomic_load_explicit(&p->caller_sleeping, memory_order_seq_cst)) {
+      pthread_mutex_lock(&p->mutex);
+      pthread_cond_signal(&p->done_cond);
+      pthread_mutex_unlock(&p->mutex);
+    }
+  }
+  return NULL;
+}
+
+/* Tell the first `started` workers to exit and join them. */
+static void mdv_pool_stop_join(mdv_pool* p, int started) {
+  atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&p->generation, 1, memory_order_seq_cst);
+  pthread_mutex_lock(&p->mutex);
+  pthread_cond_broadcast(&p->work_cond);
+  pthread_mutex_unlock(&p->mutex);
+  for (int i = 0; i < started; ++i) {
+    pthread_join(p->workers[i].thread, NULL);
+  }
+}
+
+/*---------------------------------- API ----------------------------------------------------*/
+
+/* Create a pool of num_threads threads (the caller is thread 0); return 0 or a negative code. */
+int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size) {
+  if (err && err_size > 0) {
+    err[0] = '\0';
+  }
+  if (!out) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: out is NULL", 0);
+    return MDV_POOL_EINVAL;
+  }
+  *out = NULL;
+  if (num_threads < 1 || num_threads > MDV_POOL_MAX_THREADS) {
+    if (err && err_size > 0) {
+      snprintf(err, err_size, "mdv_pool_create: num_threads must be in 1..%d, got %d",
+               MDV_POOL_MAX_THREADS, num_threads);
+    }
+    return MDV_POOL_EINVAL;
+  }
+
+  size_t size = (sizeof(mdv_pool) + MDV_CACHE_LINE - 1) / MDV_CACHE_LINE * MDV_CACHE_LINE;
+  mdv_pool* p = (mdv_pool*)aligned_alloc(MDV_CACHE_LINE, size);
+  if (!p) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: out of memory", 0);
+    return MDV_POOL_ENOMEM;
+  }
+  memset(p, 0, size);
+  p->num_threads = num_threads;
+  p->fn = NULL;
+  p->ctx = NULL;
+  p->workers = NULL;
+  atomic_init(&p->generation, 0u);
+  atomic_init(&p->stop, 0);
+  atomic_init(&p->caller_sleeping, 0);
+  atomic_init(&p->pending, 0);
+  atomic_init(&p->sleeping, 0);
+
+  if (num_threads == 1) {  /* run inline: no threads, no lock */
+    *out = p;
+    return MDV_POOL_OK;
+  }
+
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  p->pause_iters = (ncpu > 0 && num_threads > ncpu) ? 0u : mdv_pool_calibrate();
+
+  int rc = pthread_mutex_init(&p->mutex, NULL);
+  if (rc) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: pthread_mutex_init failed", rc);
+    free(p);
+    return MDV_POOL_ETHREAD;
+  }
+  rc = pthread_cond_init(&p->work_cond, NULL);
+  if (rc) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: pthread_cond_init failed", rc);
+    pthread_mutex_destroy(&p->mutex);
+    free(p);
+    return MDV_POOL_ETHREAD;
+  }
+  rc = pthread_cond_init(&p->done_cond, NULL);
+  if (rc) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: pthread_cond_init failed", rc);
+    pthread_cond_destroy(&p->work_cond);
+    pthread_mutex_destroy(&p->mutex);
+    free(p);
+    return MDV_POOL_ETHREAD;
+  }
+
+  p->workers = (mdv_worker*)calloc((size_t)(num_threads - 1), sizeof(mdv_worker));
+  if (!p->workers) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_create: out of memory", 0);
+    pthread_cond_destroy(&p->done_cond);
+    pthread_cond_destroy(&p->work_cond);
+    pthread_mutex_destroy(&p->mutex);
+    free(p);
+    return MDV_POOL_ENOMEM;
+  }
+
+  /* workers start with every signal blocked, so signals go to the host's own threads */
+  sigset_t all, old;
+  sigfillset(&all);
+  int masked = (pthread_sigmask(SIG_SETMASK, &all, &old) == 0);
+
+  int started = 0;
+  for (int i = 1; i < num_threads; ++i) {
+    mdv_worker* w = &p->workers[i - 1];
+    w->pool = p;
+    w->index = i;
+    rc = pthread_create(&w->thread, NULL, mdv_pool_worker_main, w);
+    if (rc) {
+      break;
+    }
+    ++started;
+  }
+
+  if (masked) {
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  }
+
+  if (started != num_threads - 1) {
+    if (err && err_size > 0) {
+      snprintf(err, err_size, "mdv_pool_create: could not start worker thread %d of %d (%s)",
+               started + 1, num_threads - 1, strerror(rc));
+    }
+    mdv_pool_stop_join(p, started);
+    pthread_cond_destroy(&p->done_cond);
+    pthread_cond_destroy(&p->work_cond);
+    pthread_mutex_destroy(&p->mutex);
+    free(p->workers);
+    free(p);
+    return MDV_POOL_ETHREAD;
+  }
+
+  *out = p;
+  return MDV_POOL_OK;
+}
+
+/* Run fn(ctx, i, T) on every thread i, the caller as thread 0; return when all have finished. */
+void mdv_pool_run(mdv_pool* p, mdv_pool_fn fn, void* ctx) {
+  const int num_threads = p->num_threads;
+  if (num_threads == 1) {
+    fn(ctx, 0, 1);
+    return;
+  }
+
+  /* publish the job: plain writes and pending, then the release of generation */
+  p->fn = fn;
+  p->ctx = ctx;
+  atomic_store_explicit(&p->pending, num_threads - 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&p->generation, 1u, memory_order_seq_cst);
+  if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) > 0) {
+    pthread_mutex_lock(&p->mutex);
+    pthread_cond_broadcast(&p->work_cond);
+    pthread_mutex_unlock(&p->mutex);
+  }
+
+  fn(ctx, 0, num_threads);
+  mdv_pool_wait_done(p);
+}
+
+/* Stop and join all workers and free the pool; NULL is a no-op. */
+void mdv_pool_destroy(mdv_pool* p) {
+  if (!p) {
+    return;
+  }
+  if (p->num_threads > 1) {
+    mdv_pool_stop_join(p, p->num_threads - 1);
+    pthread_cond_destroy(&p->done_cond);
+    pthread_cond_destroy(&p->work_cond);
+    pthread_mutex_destroy(&p->mutex);
+    free(p->workers);
+  }
+  free(p);
+}
+
+/* Return the number of threads T, the caller included. */
+int mdv_pool_threads(const mdv_pool* p) {
+  return p->num_threads;
+}
