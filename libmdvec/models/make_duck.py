@@ -70,10 +70,25 @@ SETTLED = {
     # duck_backlash_lower.xml: max |qvel| after 5 s: 6.9e-04
 }
 
+# --- shape (metres, in the design frame: x forward, y left, z up, origin at the hip-yaw plate
+# level, the trunk frame of the real robot). The trunk body frame origin is placed at FRAME in
+# this design frame; everything attached to the trunk is written relative to it.
+FRAME = (0.0, 0.0, 0.0)
+TRUNK_BOX = ((-0.054, 0, 0.0365), (0.100, 0.055, 0.0715))   # centre, half sizes
+HEAD_BOX = ((-0.041, 0, 0.010), (0.100, 0.099, 0.030))      # in the head frame
+LEG_Y = 0.035                                                # hip yaw joint, |y|
+THIGH_R, SHIN_R = 0.02, 0.018                                # leg capsule radii
+FOOT_BOX = ((0.0135, 0, -0.0194), (0.0515, 0.021, 0.0194))   # in the foot frame
+
 PI_6 = 0.5235987755982988    # 30 deg
 HIP_ROLL = 0.4363323129985824  # 25 deg
 HIP_PITCH = 1.2217304763960306  # 70 deg
 HALF_PI = 1.5707963267948966
+
+
+def rel(p):
+    """A trunk-attached point of the design frame, in the trunk body frame."""
+    return tuple(round(a - b, 9) + 0.0 for a, b in zip(p, FRAME))
 
 
 def body(name, pos, joint=None, inertial=None, geoms=(), children=(), sites=(), backlash=False):
@@ -100,28 +115,30 @@ def leg(side, s):
         f"{side}_foot", (0, 0, -0.0787),
         joint=(f"{side}_ankle", (0, -1, 0), (-HALF_PI, HALF_PI)), backlash=True,
         inertial=((0.011, 0, -0.0246), 0.0752, (1.88e-5, 6.06e-5, 6.74e-5, 0, 1.6e-6, 0)),
-        geoms=[box((0.0135, 0, -0.0194), (0.0515, 0.021, 0.0194))])
+        geoms=[box(*FOOT_BOX)])
     shin = body(
         f"{side}_shin", (0, 0, -0.0787),
         joint=(f"{side}_knee", (0, -1, 0), (-HALF_PI, HALF_PI)), backlash=True,
         inertial=((0, 0, -0.0583), 0.0726, (5.0e-5, 4.24e-5, 1.87e-5, 0, 0, 0)),
-        geoms=[capsule((0, 0, 0), (0, 0, -0.0787), 0.018)],
+        geoms=[capsule((0, 0, 0), (0, 0, -0.0787), SHIN_R)],
         children=[foot])
     thigh = body(
         f"{side}_thigh", (-0.0352, y * 0.0555, 0),
         joint=(f"{side}_hip_pitch", pitch_axis, pitch_range), backlash=True,
         inertial=((0.002, y * 0.0085, -0.039), 0.1241,
                   (2.12e-4, 2.26e-4, 7.9e-5, y * -3.9e-6, -2.69e-5, y * -2.13e-5)),
-        geoms=[capsule((0, 0, 0), (0, 0, -0.0787), 0.02)],
+        geoms=[capsule((0, 0, 0), (0, 0, -0.0787), THIGH_R)],
         children=[shin])
     roll = body(
         f"{side}_hip_roll_link", (0.0191, 0, -0.046),
         joint=(f"{side}_hip_roll", (-1, 0, 0), (-HIP_ROLL, HIP_ROLL)), backlash=True,
         inertial=((-0.0205, y * 0.0508, 0.0004), 0.0752, (2.81e-5, 2.52e-5, 4.14e-5, 0, 0, 0)),
-        geoms=[box((-0.0185, y * 0.033, 0), (0.0235, 0.042, 0.0155))],
+        # the bracket spans from the yaw servo to the outer face of the thigh
+        geoms=[box((-0.0185, y * (0.0555 + THIGH_R - 0.009) / 2, 0),
+                   (0.0235, (0.0555 + THIGH_R + 0.009) / 2, 0.0155))],
         children=[thigh])
     yaw = body(
-        f"{side}_hip_yaw_link", (-0.019, y * 0.035, 0.0459),
+        f"{side}_hip_yaw_link", rel((-0.019, y * LEG_Y, 0.0459)),
         joint=(f"{side}_hip_yaw", (0, 0, 1), (-PI_6, PI_6)), backlash=True,
         inertial=((0.0008, 0, -0.0331), 0.0665, (2.44e-5, 2.82e-5, 1.43e-5, 0, 0, 0)),
         geoms=[box((0, 0, -0.033), (0.019, 0.0154, 0.033))],
@@ -135,7 +152,7 @@ def neck():
         joint=("head_roll", (-1, 0, 0), (-PI_6, PI_6)),
         inertial=((-0.0229, 0, 0.0082), 0.4066,
                   (1.08e-3, 1.686e-3, 2.446e-3, 0, -9.24e-5, 0)),
-        geoms=[box((-0.041, 0, 0.010), (0.100, 0.099, 0.030))])
+        geoms=[box(*HEAD_BOX)])
     yaw = body(
         "head_yaw_link", (0, 0, 0.057),
         joint=("head_yaw", (0, 0, 1), (-2.792526803190927, 2.792526803190927)),
@@ -149,7 +166,7 @@ def neck():
         geoms=[capsule((0, 0, 0), (0, 0, 0.057), 0.012)],
         children=[yaw])
     return body(
-        "neck", (0.001, 0, 0.09),
+        "neck", rel((0.001, 0, 0.09)),
         joint=("neck_pitch", (0, -1, 0), (-0.3490658503988659, 1.1344640137963142)),
         inertial=((0, 0, 0.049), 0.0662, (3.5e-5, 2.8e-5, 1.7e-5, 0, 0, 0)),
         geoms=[capsule((0, 0, 0), (0, 0, 0.066), 0.015)],
@@ -160,9 +177,10 @@ def trunk():
     # child order fixes the joint and actuator order: left leg, head chain, right leg
     return body(
         "trunk", (0, 0, 0.17),
-        inertial=((-0.0483, 0, 0.0385), 0.6985, (1.677e-3, 3.445e-3, 2.926e-3, 0, -3.25e-5, 0)),
-        geoms=[box((-0.054, 0, 0.0365), (0.100, 0.055, 0.0715))],
-        sites=[("imu", (-0.08, 0, 0.05))],
+        inertial=(rel((-0.0483, 0, 0.0385)), 0.6985,
+                  (1.677e-3, 3.445e-3, 2.926e-3, 0, -3.25e-5, 0)),
+        geoms=[box(rel(TRUNK_BOX[0]), TRUNK_BOX[1])],
+        sites=[("imu", rel((-0.08, 0, 0.05)))],
         children=[leg("left", 1), neck(), leg("right", -1)])
 
 

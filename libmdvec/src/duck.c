@@ -181,7 +181,7 @@ void mdv_duck_reset(mdv_duck *e, float *obs) {
     for (int i = 0; i < nu; i++) e->qpos[i] = mdv_pcg64_uniform(rng, -n, n);
     for (int i = 0; i < nu; i++) e->qvel[i] = mdv_pcg64_uniform(rng, -n, n);
     for (int i = 0; i < nu; i++) {
-      e->qpos[i] = mdv_np_clip(tm->q_home[i] + e->qpos[i], tm->range_lo[i], tm->range_hi[i]);
+      e->qpos[i] = mdv_np_clip_arr(tm->q_home[i] + e->qpos[i], tm->range_lo[i], tm->range_hi[i]);
     }
   }
   int lo = cfg->push_window[0], hi = cfg->push_window[1];

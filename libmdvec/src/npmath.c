@@ -2,7 +2,9 @@
  *
  * Follows numpy/_core/src/umath/loops_utils.h.src (DOUBLE_pairwise_sum), the add reduction of
  * numpy 2.x (which starts from the identity 0.0 and sums every element pairwise, found
- * empirically: np.sum([-0.0]) is 0.0 and no element is peeled off first), and CPython's
+ * empirically: np.sum([-0.0]) is 0.0 and no element is peeled off first), numpy 2.4's clip
+ * loops (found empirically: the scalar-bounds loop is not the per-element Min(Max(x, lo), hi) of
+ * numpy/_core/src/umath/clip.cpp, which the array-bounds loop is) and CPython's
  * Objects/floatobject.c (float_pow).
  */
 #include "npmath.h"
@@ -51,6 +53,11 @@ double mdv_np_clip(double x, double lo, double hi) {
   if (isnan(hi)) return hi;
   double y = x < lo ? lo : x;
   return y > hi ? hi : y;
+}
+
+double mdv_np_clip_arr(double x, double lo, double hi) {
+  double m = isnan(x) || x > lo ? x : lo;
+  return isnan(m) || m < hi ? m : hi;
 }
 
 double mdv_np_square(double x) {

@@ -5,8 +5,7 @@
  * and without -ffast-math, or the summation order and roundings are not kept.
  *
  * NOT numpy's / Python's (not covered): np.sum/np.mean over other dtypes, axes, where= or
- * dtype=; np.clip with array-valued bounds (numpy's per-element path orders NaNs and signed
- * zeros differently from the scalar-bound path implemented here); the cases where Python's
+ * dtype=; np.clip of other dtypes; the cases where Python's
  * float ** raises (ZeroDivisionError for 0 ** negative, OverflowError) or returns a complex
  * (negative ** non-integer): here they return what libm pow returns (inf, NaN).
  */
@@ -26,10 +25,15 @@ double mdv_np_sum(const double* x, int n);
    n == 0, as numpy's, which also warns). */
 double mdv_np_mean(const double* x, int n);
 
-/* Return np.clip(x, lo, hi) with scalar float64 bounds: lo if lo is NaN, else hi if hi is NaN,
-   else x < lo ? lo : x, then > hi ? hi : that; so a NaN x stays, lo > hi gives hi and ties keep
-   x (np.clip(-0.0, 0.0, 1.0) is -0.0). */
+/* Return np.clip(x, lo, hi) with scalar float64 bounds (both lo and hi scalars): lo if lo is
+   NaN, else hi if hi is NaN, else x < lo ? lo : x, then > hi ? hi : that; so a NaN x stays,
+   lo > hi gives hi and ties keep x (np.clip(-0.0, 0.0, 1.0) is -0.0). */
 double mdv_np_clip(double x, double lo, double hi);
+
+/* Return element i of np.clip(x, lo, hi) when lo or hi is an array (numpy's per-element loop):
+   m = isnan(x) || x > lo ? x : lo, then isnan(m) || m < hi ? m : hi; differs from mdv_np_clip
+   only in NaN priority and signed-zero ties (np.clip(-0.0, [0.0], 1.0) is +0.0). */
+double mdv_np_clip_arr(double x, double lo, double hi);
 
 /* Return Python's x ** y for floats (CPython float_pow): its special cases for zeros, NaNs,
    infinities, 1 and negative bases with integral y, else libm pow(|x|, y) with the sign fixed.

@@ -13,9 +13,11 @@
 
 /*---------------------------------- Ziggurat tables ----------------------------------------*/
 
-/* Copied from numpy/random/src/distributions/ziggurat_constants.h (NumPy, BSD-3-Clause licence,
-   Copyright (c) 2005-2024 NumPy Developers), written here as exact hex bit patterns taken from
-   the compiled tables of numpy 2.4's libnpyrandom so that nothing depends on decimal parsing. */
+/* Copied from numpy/random/src/distributions/ziggurat_constants.h. numpy.random is dual-licensed
+   under the 3-Clause BSD and NCSA licences, Copyright (c) 2019 Kevin Sheppard, all rights
+   reserved (numpy/random/LICENSE.md); redistributed under the BSD terms, whose notice and
+   disclaimer that file carries. Written here as exact hex bit patterns read from the compiled
+   tables of numpy 2.4's libnpyrandom.a, so that nothing depends on decimal parsing. */
 static const double mdv_zig_nor_r = 0x1.d3bb48209ad33p+1;      /* ziggurat_nor_r */
 static const double mdv_zig_nor_inv_r = 0x1.183aa6c20e8c1p-2;  /* ziggurat_nor_inv_r */
 

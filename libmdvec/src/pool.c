@@ -1,5 +1,7 @@
 /* pool.c: the worker thread pool (generation counter, spin-then-block, completion counter). */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
 
 #include "pool.h"
 
@@ -19,15 +21,20 @@
    before blocking on its condition variable, in nanoseconds. Long enough to cover the gap
    between two steps of a busy training loop, short enough that a pool waiting on a policy burns
    little CPU. */
+#ifndef MDV_POOL_SPIN_NS
 #define MDV_POOL_SPIN_NS 50000LL
+#endif
 
 /* The first part of the spin only polls with a CPU pause hint (an iteration count calibrated
    once per pool); the rest calls sched_yield between polls and reads the clock for its deadline.
-   The yield matters: when the scheduler has put the waiter and the thread it waits for on the
-   same CPU (it does, after a wake-up), a pause-only spin would hold that CPU for the whole
-   spin, every run; measured on a 2-CPU VM with T=2 and 20 us of work per thread, the pool fell
-   into that state for seconds at a time at ~140 us per run instead of ~21 us. */
+   The yield matters: the scheduler does put the waiter and the thread it waits for on the same
+   CPU (after a wake-up), and there a pause-only spin holds that CPU for the whole spin while the
+   other thread waits. Measured on a 2-CPU VM, T=2, 20 us of work per thread: pause-only spin
+   fell into that state for seconds at a time at ~140 us per run; pause-then-yield runs at
+   ~21 us, and at ~2x the work (the two shares serialised, not starved) while co-located. */
+#ifndef MDV_POOL_PAUSE_NS
 #define MDV_POOL_PAUSE_NS 4000LL
+#endif
 
 /* Calibration: time this many pause iterations, this many times, keep the fastest. */
 #define MDV_POOL_CALIB_ITERS  256

@@ -13,7 +13,6 @@ facts the C side relies on (array calls equal repeated scalar calls, np.sum's or
 and prints what it found.
 """
 import argparse
-import ctypes
 import math
 import os
 import random
@@ -601,7 +600,8 @@ def emit_pow(out):
                (-1.0, 1e300), (-1.0, 3.0), (-2.0, 3.0), (-2.0, -3.0), (-2.0, 2.0),
                (10.0, -400.0), (-10.0, -401.0), (1.0, 1e308), (1.0, -inf), (4.0, 0.5),
                (2.0, -1074.0), (2.0, 1023.0), (-2.0, 1023.0), (1.0000001, 1e9), (0.1, 2.0),
-               (3.0, 2.0), (1e154, 2.0), (7.0, -1.0), (-7.0, -1.0), (0.0, 1.5), (-0.0, 1.5)]
+               (3.0, 2.0), (1e154, 2.0), (7.0, -1.0), (-7.0, -1.0), (0.0, 1.5), (-0.0, 1.5),
+               (0.0, -1.0), (-8.0, 1.0 / 3.0), (10.0, 400.0)]  # the last 3: Python raises/complex
     rnd = random.Random(11)
     for _ in range(300):
         special.append((math.ldexp(rnd.random() + 0.5, rnd.randint(-30, 30)),
@@ -637,17 +637,31 @@ def emit_clip(out):
     for x in base + [nx]:
         for lo in base + [nl]:
             for hi in base + [nh]:
-                r = np.clip(np.full(17, x), lo, hi)
-                assert len(set(r.view(np.uint64).tolist())) == 1
-                assert dbits(np.clip(x, lo, hi)) == dbits(r[0])
-                rows += [dbits(x), dbits(lo), dbits(hi), dbits(r[0])]
+                r = clip_both(x, lo, hi)
+                rows += [dbits(x), dbits(lo), dbits(hi), r[0], r[1]]
     rnd = random.Random(5)
     for _ in range(200):
         x, a, b = (rnd.uniform(-3, 3) for _ in range(3))
-        rows += [dbits(x), dbits(a), dbits(b), dbits(np.clip(x, a, b))]
-    out("/* np.clip(x, lo, hi) with scalar bounds: x, lo, hi, result (NaN payloads distinct). */")
-    out(f"#define FX_CLIP_N {len(rows) // 4}")
-    out.arr("uint64_t", "fx_clip", [len(rows) // 4, 4], rows, u64, 4)
+        r = clip_both(x, a, b)
+        rows += [dbits(x), dbits(a), dbits(b), r[0], r[1]]
+    out("/* np.clip: x, lo, hi, result with scalar bounds, result with array bounds (NaN payloads")
+    out("   distinct). */")
+    out(f"#define FX_CLIP_N {len(rows) // 5}")
+    out.arr("uint64_t", "fx_clip", [len(rows) // 5, 5], rows, u64, 5)
+
+
+def clip_both(x, lo, hi):
+    """np.clip(x, lo, hi) bits with scalar bounds and with array bounds, each checked to be the
+    same at every position of a 17-element array and (scalar bounds) for a scalar x."""
+    res = []
+    for b_lo, b_hi in ((lo, hi), (np.full(17, lo), np.full(17, hi))):
+        r = np.clip(np.full(17, x), b_lo, b_hi).view(np.uint64).tolist()
+        assert len(set(r)) == 1
+        res.append(r[0])
+    assert dbits(np.clip(x, lo, hi)) == res[0]
+    for b_lo, b_hi in ((np.full(17, lo), hi), (lo, np.full(17, hi))):  # one array bound
+        assert np.clip(np.full(17, x), b_lo, b_hi).view(np.uint64).tolist() == [res[1]] * 17
+    return res
 
 
 # --------------------------------------------------------------------------- main

@@ -31,6 +31,8 @@ static mdvec_config_t task_config(int num_envs, int threads) {
   cfg.init_noise = 0.02;
   cfg.latency = 1;
   cfg.episode_len = 120;  /* 300 steps cross two autoresets */
+  cfg.push_window[0] = 10;
+  cfg.push_window[1] = 110;
   return cfg;
 }
 
@@ -62,7 +64,10 @@ static void run_pool(int threads, trace_t *t) {
   mdvec_t *h = NULL;
   char err[256];
   CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK);
-  if (!h) return;
+  if (!h) {
+    fprintf(stderr, "mdvec_create: %s\n", err);
+    exit(check_summary("test_equality"));
+  }
   mdvec_dims_t dims = {.struct_size = sizeof dims};
   mdvec_dims(h, &dims);
   CHECK(dims.threads == threads);

@@ -130,6 +130,8 @@ static void test_clip(void) {
     double x = dbl(fx_clip[i][0]), lo = dbl(fx_clip[i][1]), hi = dbl(fx_clip[i][2]);
     CHECK_U64(WHAT("np.clip(%a, %a, %a) [%d]", x, lo, hi, i), bits(mdv_np_clip(x, lo, hi)),
               fx_clip[i][3]);
+    CHECK_U64(WHAT("np.clip(%a, [%a], [%a]) [%d]", x, lo, hi, i),
+              bits(mdv_np_clip_arr(x, lo, hi)), fx_clip[i][4]);
   }
 }
 

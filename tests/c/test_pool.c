@@ -4,7 +4,9 @@
  * the pool is written and read as plain doubles, so a missing happens-before edge is reported)
  * and under AddressSanitizer/LeakSanitizer + UBSan (create/destroy leaks).
  */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
 
 #include "pool.h"
 

@@ -208,6 +208,7 @@ static void test_choice(void) {
   mdv_pcg64 g, g0;
   mdv_pcg64_seed(&g, 1);
   g0 = g;
+  CHECK_U64("integers(3, 3)", mdv_pcg64_integers(&g, 3, 3), 3);
   CHECK_U64("choice k > pop", mdv_pcg64_choice(&g, 5, 6, g_out), (uint64_t)-1);
   CHECK_U64("choice k < 0", mdv_pcg64_choice(&g, 5, -1, g_out), (uint64_t)-1);
   CHECK("refused choice draws nothing", g.state == g0.state && g.has_uint32 == g0.has_uint32);

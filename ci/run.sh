@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The CI run (`bash .ci/run`): each stage is one script in ci/, run under a time limit; a failed stage
+# does not stop the later ones that can still run. Ends with a table of stages and times, and the line
+# 'stages: N passed, N failed'. Exit status 0 only when every stage passed.
+#
+#   venv      fresh .venv-ci with requirements.txt                         ci/venv.sh
+#   test      meson setup build && ninja -C build test (the README's)      ci/test.sh
+#   contract  python -m mdvec contract --quick --json                      ci/contract.sh
+#   wheel     pip install . in a fresh venv, import elsewhere, demo        ci/wheel.sh
+#   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
+#   asan      C suite with -Db_sanitize=address,undefined                  ci/sanitize.sh asan
+#   tsan      C suite with -Db_sanitize=thread                             ci/sanitize.sh tsan
+#
+# Run one stage by hand: bash ci/<script> (after ci/venv.sh). Limits below keep the whole run
+# well inside CI's 90 minutes on 2 cores (measured: see README, 'Continuous integration').
+set -u
+cd "$(dirname "$0")/.." || exit 1
+mkdir -p build-ci-out
+export PYTHONUNBUFFERED=1
+
+names=() results=() times=()
+passed=0 failed=0
+run_start=$SECONDS
+
+budget=${CI_BUDGET_S:-5100}   # the whole run stops starting stages past this (CI allows 5400 s)
+
+stage() {  # stage NAME LIMIT_S SCRIPT [ARGS...]: run ci/SCRIPT, at most LIMIT_S and what the budget has left
+  local name=$1 limit=$2; shift 2
+  local left=$((budget - (SECONDS - run_start)))
+  if ((left < 60)); then skip "$name" "out of time"; return 1; fi
+  ((limit <= left)) || limit=$left
+  local t0=$SECONDS rc=0
+  echo
+  echo "=================== stage $name: bash ci/$* (limit ${limit}s) ==================="
+  timeout --kill-after=30 "$limit" bash "ci/$@" || rc=$?
+  local dt=$((SECONDS - t0)) result=PASS
+  if [[ $rc -eq 124 || $rc -eq 137 ]]; then result="FAIL (timed out)"; elif [[ $rc -ne 0 ]]; then result="FAIL (exit $rc)"; fi
+  echo "=================== stage $name: $result in ${dt}s ==================="
+  names+=("$name") results+=("$result") times+=("$dt")
+  if [[ $result == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  [[ $result == PASS ]]
+}
+
+skip() {  # skip NAME REASON
+  echo; echo "=================== stage $1: SKIPPED ($2) ==================="
+  names+=("$1") results+=("FAIL (skipped: $2)") times+=(0)
+  failed=$((failed + 1))
+}
+
+echo "mdvec CI on $(uname -srm), $(nproc) cores, $(${PYTHON:-python3} --version 2>&1), $(gcc --version | head -n1)"
+if stage venv 1200 venv.sh; then
+  stage test 2400 test.sh
+  stage contract 600 contract.sh
+  stage wheel 900 wheel.sh
+  stage install 600 install.sh
+  stage asan 1200 sanitize.sh asan
+  stage tsan 1500 sanitize.sh tsan
+else
+  for s in test contract wheel install asan tsan; do skip "$s" "no venv"; done
+fi
+
+echo
+echo "=================== summary ==================="
+printf '%-10s %-28s %8s\n' stage result seconds
+for i in "${!names[@]}"; do
+  printf '%-10s %-28s %8s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+done
+printf '%-10s %-28s %8s\n' total "" "$((SECONDS - run_start))"
+echo "logs and reports: build-ci-out/ (contract.json, meson test logs)"
+echo
+echo "stages: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,210 @@
+"""The C-backed envs: equality with the reference, drop-in behaviour, refusals that change nothing."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import mujoco
+import numpy as np
+import pytest
+
+import mdvec
+from mdvec import Env, VecEnv, contract
+from mdvec.reference import DuckEnv, ProcVecEnv
+
+CASES = contract.default_cases(quick=True)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_contract_case_is_bit_identical(case: contract.Case) -> None:
+    result = contract.run_case(case)
+    assert result.observations > 250 and result.identical, result.first_mismatch
+
+
+def test_contract_notices_a_push_shifted_by_one_step() -> None:
+    ref = DuckEnv(seed=3)
+    ref.reset()
+    params = mdvec.episode_params(ref)
+    params.push_steps = params.push_steps.copy()
+    params.push_steps[0] += 1
+    tally = contract._Tally(contract.Result("shifted"))
+    with Env(seed=3) as env:
+        tally.obs(ref.params and ref.reset(seed=3), env.reset_with_params(params), "reset")
+        for t in range(250):
+            tally.step(ref.step(np.zeros(14)), env.step(np.zeros(14)), f"step {t + 1}")
+    assert not tally.r.identical and tally.r.info_mismatches > 0
+    assert "pushed" in tally.r.first_mismatch or "obs" in tally.r.first_mismatch
+
+
+def test_versions_agree() -> None:
+    lib = mdvec.vecenv.lib()
+    assert lib.mdvec_mujoco_version() == mujoco.mj_version() == 4000000
+    assert lib.mdvec_version() // 10000 == mdvec._lib.ABI_MAJOR
+
+
+def _hooks() -> ctypes.CDLL:
+    path = os.environ.get("MDVEC_TESTHOOKS")
+    if not path:
+        pytest.skip("MDVEC_TESTHOOKS not set (run through ninja -C build test)")
+    hooks = ctypes.CDLL(path)
+    hooks.hook_pcg64_size.restype = ctypes.c_size_t
+    hooks.hook_pcg64_seed.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    hooks.hook_pcg64_state.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_int),
+                                       ctypes.POINTER(ctypes.c_uint32)]
+    hooks.hook_pcg64_draw.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                                      ctypes.POINTER(ctypes.c_double)]
+    hooks.hook_pcg64_choice.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+    return hooks
+
+
+def _state(hooks: ctypes.CDLL, g: ctypes.Array) -> dict:
+    words, has, buf = (ctypes.c_uint64 * 4)(), ctypes.c_int(), ctypes.c_uint32()
+    hooks.hook_pcg64_state(g, words, ctypes.byref(has), ctypes.byref(buf))
+    return {"state": (words[0] << 64) | words[1], "inc": (words[2] << 64) | words[3],
+            "has_uint32": has.value, "uinteger": buf.value}
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
+def test_pcg64_follows_numpy_state(seed: int) -> None:
+    """After 1,000 outputs of each draw the C side reproduces, the generator state equals numpy's."""
+    hooks = _hooks()
+    g = ctypes.create_string_buffer(hooks.hook_pcg64_size())
+    hooks.hook_pcg64_seed(g, seed)
+    rng = np.random.Generator(np.random.PCG64(seed))
+
+    def same_state() -> bool:
+        s = rng.bit_generator.state
+        return _state(hooks, g) == {"state": s["state"]["state"], "inc": s["state"]["inc"],
+                                    "has_uint32": s["has_uint32"], "uinteger": s["uinteger"]}
+
+    assert same_state()
+    out = np.empty(1000)
+    ptr = out.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    draws = [(0, -0.3, 0.7, lambda: rng.uniform(-0.3, 0.7, 1000)), (1, 0, 0, lambda: rng.standard_normal(1000)),
+             (2, 0, 3, lambda: np.array([rng.integers(0, 3) for _ in range(1000)], float))]
+    for kind, a, b, numpy_draw in draws:
+        hooks.hook_pcg64_draw(g, kind, 1000, a, b, ptr)
+        assert out.tobytes() == numpy_draw().tobytes()
+        assert same_state()
+    picks = np.empty(3, np.int64)
+    for _ in range(1000):
+        hooks.hook_pcg64_choice(g, 200, 3, picks.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)))
+        assert np.array_equal(picks, rng.choice(np.arange(200), size=3, replace=False))
+    assert same_state()
+
+
+def test_drop_in_matches_proc_vec_env() -> None:
+    actions = np.random.default_rng(0).uniform(-1, 1, (3, 4, 14)).astype(np.float32)
+    with ProcVecEnv(4, seed=9, workers=2) as ref, VecEnv(4, seed=9, threads=2) as env:
+        assert np.array_equal(ref.reset(), env.reset())
+        for a in actions:
+            r, g = ref.step(a), env.step(a)
+            for x, y in zip(r[:3], g[:3]):
+                assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
+            assert list(r[3]) == list(g[3])
+            for key in r[3]:
+                assert r[3][key].dtype == g[3][key].dtype and np.array_equal(r[3][key], g[3][key]), key
+
+
+def train(vec_env_cls: type, iterations: int = 3) -> tuple[float, np.ndarray]:
+    """A training-style loop written against ProcVecEnv's interface: a linear policy, a crude update."""
+    env = vec_env_cls(4, seed=21, dr=True, sensor_noise=True)
+    weights = np.zeros((48, 14))
+    total = 0.0
+    obs = env.reset()
+    for _ in range(iterations):
+        batch_obs, batch_rew = [], []
+        for _ in range(100):
+            action = np.tanh(obs @ weights).astype(np.float32)
+            obs, reward, done, info = env.step(action)
+            batch_obs.append(info["terminal_obs"])
+            batch_rew.append(reward)
+        advantage = np.array(batch_rew) - np.mean(batch_rew)
+        weights += 1e-3 * np.einsum("tno,tn->o", np.array(batch_obs), advantage)[:, None]
+        total += float(np.sum(batch_rew))
+    env.close()
+    return total, weights
+
+
+def test_training_loop_runs_unchanged_on_mdvec() -> None:
+    ref_total, ref_w = train(ProcVecEnv)
+    total, w = train(VecEnv)
+    assert total == ref_total and np.array_equal(w, ref_w)
+
+
+def test_actions_in_any_layout_or_float_dtype() -> None:
+    a = np.random.default_rng(1).uniform(-1, 1, (4, 14))
+    outs = []
+    for arr in (a, a.astype(np.float32).astype(np.float64), np.asfortranarray(a)):
+        with VecEnv(4, seed=2) as env:
+            env.reset()
+            outs.append(env.step(arr)[0])
+    assert np.array_equal(outs[0], outs[2])
+
+
+@pytest.mark.parametrize("bad,error,match", [
+    (np.zeros((4, 13)), ValueError, "shape"), (np.zeros((3, 14)), ValueError, "shape"),
+    (np.zeros((4, 14), np.int64), TypeError, "dtype"), (np.full((4, 14), np.nan), ValueError, "non-finite"),
+])
+def test_bad_actions_raise_and_change_nothing(bad: np.ndarray, error: type, match: str) -> None:
+    good = np.random.default_rng(5).uniform(-1, 1, (4, 14))
+    with VecEnv(4, seed=3) as env, VecEnv(4, seed=3) as twin:
+        env.reset()
+        twin.reset()
+        env.step(good)
+        twin.step(good)
+        before = {k: v.copy() for k, v in env.buffers().items()}
+        with pytest.raises(error, match=match):
+            env.step(bad)
+        assert all(np.array_equal(before[k], v) for k, v in env.buffers().items())
+        r, g = env.step(good), twin.step(good)
+        assert np.array_equal(r[0], g[0]) and np.array_equal(r[1], g[1])
+
+
+def test_one_nan_in_the_last_env_stops_all_envs() -> None:
+    with VecEnv(3, seed=3, threads=2) as env:
+        env.reset()
+        bad = np.zeros((3, 14))
+        bad[2, 13] = np.inf
+        with pytest.raises(ValueError, match="env 2"):
+            env.step(bad)
+        _, _, _, info = env.step(np.zeros((3, 14)))
+        assert list(info["t"]) == [1, 1, 1]
+
+
+def test_closed_env_raises() -> None:
+    env = VecEnv(2)
+    env.reset()
+    env.close()
+    env.close()  # closing twice is fine
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step(np.zeros((2, 14)))
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset()
+    single = Env()
+    single.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        single.reset()
+
+
+def test_bad_construction_names_the_problem() -> None:
+    with pytest.raises(ValueError, match="allow_overcommit"):
+        VecEnv(16, threads=9)
+    assert VecEnv(16, threads=9, allow_overcommit=True).threads == 9
+    with pytest.raises(ValueError, match="num_envs"):
+        VecEnv(0)
+    with pytest.raises(ValueError, match="reward"):
+        VecEnv(2, reward="v9")
+    with pytest.raises(ValueError, match="variant"):
+        VecEnv(2, variant="giraffe")
+
+
+def test_env_matches_duck_env_types() -> None:
+    ref, env = DuckEnv(seed=4), Env(seed=4)
+    assert np.array_equal(ref.reset(), env.reset())
+    r, g = ref.step(np.ones(14)), env.step(np.ones(14))
+    assert [type(x) for x in r[1:3]] == [type(x) for x in g[1:3]]
+    assert {k: type(v) for k, v in r[3].items()} == {k: type(v) for k, v in g[3].items()}
+    assert r[3] == g[3]
+    assert np.array_equal(ref.reset(seed=8), env.reset(seed=8))
