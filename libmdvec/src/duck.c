@@ -157,6 +157,7 @@ static void start(mdv_duck *e, float *obs) {
     mj_forward(m, d);
   }
   e->t = 0;
+  e->stage1_ready = 0;
   e->queue_head = 0;
   e->reset_done = 1;
   memset(e->prev_action, 0, sizeof(double) * (size_t)tm->nu);
@@ -289,8 +290,20 @@ void mdv_duck_step(mdv_duck *e, const double *action, const mdv_duck_out *out) {
       pushed = 1;
     }
   }
-  for (int s = 0; s < cfg->substeps; s++) mj_step(m, d);
-  mj_forward(m, d);
+  /* The reference runs substeps x mj_step, then mj_forward for the observation. That final pass
+   * feeds nothing forward (MuJoCo keeps no warm start from it), so only the stages the observation
+   * reads are computed here: mj_step1 (positions, velocities, their sensors) and the actuation.
+   * mj_step1 + mj_step2 is mj_step, so the next step's first substep finishes with mj_step2 unless a
+   * shove changed qvel since. The equality contract checks this against the reference. */
+  int first = 0;
+  if (e->stage1_ready && !pushed) {
+    mj_step2(m, d);
+    first = 1;
+  }
+  for (int s = first; s < cfg->substeps; s++) mj_step(m, d);
+  mj_step1(m, d);
+  mj_fwdActuation(m, d);
+  e->stage1_ready = 1;
   e->t++;
   observe(e, a, out->obs);
   double h = d->xpos[3 * tm->trunk + 2], up = d->xmat[9 * tm->trunk + 8];

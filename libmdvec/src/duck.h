@@ -21,6 +21,7 @@ typedef struct mdv_duck_ {     /* one env: its own model copy, data, generator a
   mdv_pcg64 rng;               /* this env's generator */
   int t;                       /* steps taken in this episode */
   int reset_done;              /* nonzero once the env has been reset */
+  int stage1_ready;            /* nonzero when mj_step1 ran on the current state (see mdv_duck_step) */
   int latency;                 /* action delay of this episode */
   int queue_cap;               /* capacity of the latency queue, max(cfg latency, 2) */
   int queue_head;              /* oldest entry of the latency queue */
