@@ -439,7 +439,13 @@ typedef struct row_ {              /* every window of one thread count */
   int nwindows;                    /* entries of windows */
   window *windows;                 /* (nwindows) */
   double median;                   /* median rate */
+  double median_cpu;               /* median env-steps per CPU-second (less sensitive to a busy machine) */
 } row;
+
+/* Return a window's env-steps per second of process CPU time. */
+static double cpu_rate(const window *w) {
+  return w->rate * w->seconds / w->cpu_seconds;
+}
 
 /* Time one window of the engine; 0 or an error. */
 static int run_window(engine *e, window *w) {
@@ -474,6 +480,8 @@ static int run_row(engine *e, int n, const char *label, row *r) {
     progress(label, e->threads, k + 1, n, &r->windows[k]);
   }
   r->median = median(rates, r->nwindows);
+  for (int k = 0; k < r->nwindows; k++) rates[k] = cpu_rate(&r->windows[k]);
+  r->median_cpu = median(rates, r->nwindows);
   free(rates);
   return code;
 }
@@ -585,7 +593,8 @@ static int write_json(const char *path, const bench_opts *o, const results *res)
   for (int i = 0; i < res->nrows; i++) {
     const row *r = &res->rows[i];
     double speedup = base > 0 ? r->median / base : NAN;
-    fprintf(f, "%s\n    {\"threads\": %d, \"median_rate\": %.3f, ", i ? "," : "", r->threads, r->median);
+    fprintf(f, "%s\n    {\"threads\": %d, \"median_rate\": %.3f, \"median_cpu_rate\": %.3f, ", i ? "," : "",
+            r->threads, r->median, r->median_cpu);
     if (isfinite(speedup)) fprintf(f, "\"speedup\": %.4f, \"efficiency\": %.4f, ", speedup, speedup / r->threads);
     fprintf(f, "\"windows\": [");
     for (int k = 0; k < r->nwindows; k++) {
@@ -614,8 +623,8 @@ static void print_table(const bench_opts *o, const results *res) {
   double base = base_rate(res);
   printf("mdvec_bench %s: %d envs, %s actions, MuJoCo %s, %ld cores, load %.2f\n", mode_name(o->mode), o->envs,
          o->random_actions ? "uniform[-1,1]" : "zero", mj_versionString(), res->before.cores, res->before.load[0]);
-  printf("%8s %14s %14s %14s %8s %10s %9s\n", "threads", "median/s", "min/s", "max/s", "speedup", "efficiency",
-         "cpu/wall");
+  printf("%8s %14s %14s %14s %8s %10s %9s %14s\n", "threads", "median/s", "min/s", "max/s", "speedup", "efficiency",
+         "cpu/wall", "per cpu-s");
   for (int i = 0; i < res->nrows; i++) {
     const row *r = &res->rows[i];
     double lo = INFINITY, hi = 0, cpu = 0, wall = 0;
@@ -628,7 +637,7 @@ static void print_table(const bench_opts *o, const results *res) {
     printf("%8d %14.0f %14.0f %14.0f ", r->threads, r->median, lo, hi);
     if (base > 0) printf("%8.2f %10.2f", r->median / base, r->median / base / r->threads);
     else printf("%8s %10s", "-", "-");
-    printf(" %9.2f\n", cpu / wall);
+    printf(" %9.2f %14.0f\n", cpu / wall, r->median_cpu);
   }
   if (res->nrefs > 0) {
     printf("single-thread references (env-steps/s):");
@@ -738,7 +747,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   return 0;
 }
 
-/* Settle the thread counts: defaults, then drop counts above envs or the budget, warn above cores. */
+/* Settle the thread counts: defaults, then drop counts above envs or the budget, warn above the
+ * usable CPUs (cores). */
 static void settle_threads(bench_opts *o, long cores) {
   int given = o->nthreads > 0;
   if (!given && o->mode == MODE_SUSTAINED) {
@@ -761,7 +771,7 @@ static void settle_threads(bench_opts *o, long cores) {
     else if (t > MDVEC_THREAD_BUDGET && !o->allow_overcommit)
       warn("threads %d dropped: above MDVEC_THREAD_BUDGET %d (use --allow-overcommit)", t, MDVEC_THREAD_BUDGET);
     else {
-      if (t > cores) warn("threads %d exceeds the %ld cores: threads share CPUs", t, cores);
+      if (t > cores) warn("threads %d exceeds the %ld usable CPUs: threads share CPUs", t, cores);
       o->threads[kept++] = t;
     }
   }
@@ -857,13 +867,14 @@ int main(int argc, char **argv) {
   bench_opts o;
   int parsed = parse_args(argc, argv, &o);
   if (parsed != 0) {
-    usage(parsed > 0 ? stdout : stderr);
+    if (parsed > 0) usage(stdout);
+    else fprintf(stderr, "run mdvec_bench --help for the options\n");
     return parsed > 0 ? 0 : 2;
   }
   static results res;
   read_machine(&res.before);
   check_machine(&res.before);
-  settle_threads(&o, res.before.cores);
+  settle_threads(&o, res.before.cpus_allowed < res.before.cores ? res.before.cpus_allowed : res.before.cores);
   if (o.nthreads == 0) {
     fprintf(stderr, "mdvec_bench: no thread count left to run\n");
     return 2;
@@ -874,7 +885,7 @@ int main(int argc, char **argv) {
   if (code == 0) code = run_all(&o, &sh, &res, err, sizeof err);
   if (code != 0) fprintf(stderr, "mdvec_bench: %s\n", err[0] ? err : "failed");
   read_machine(&res.after);
-  if (res.after.load[0] > BENCH_LOAD_FRACTION * res.after.cores) {
+  if (res.after.load[0] > BENCH_LOAD_FRACTION * (double)res.after.cores) {
     warn("load average %.2f at the end is above %.1f x %ld cores", res.after.load[0], BENCH_LOAD_FRACTION,
          res.after.cores);
   }

@@ -27,6 +27,7 @@ Run: ``python -m mdvec bench --workers 1,2 --envs-per-worker 1,8 --window-second
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -84,6 +85,7 @@ class Cell:
     steps_per_window: int = 0
     windows: list[Window] = field(default_factory=list)
     skipped: str | None = None  # why the backend did not run here
+    notes: dict[str, Any] = field(default_factory=dict)  # how the backend was built for this config
 
     @property
     def rates(self) -> list[float]:
@@ -105,7 +107,8 @@ class Cell:
         return {"backend": self.backend, "workers": self.workers, "envs_per_worker": self.envs_per_worker,
                 "num_envs": self.num_envs, "steps_per_window": self.steps_per_window,
                 "median": _finite_or_none(self.median), "spread": _finite_or_none(self.spread),
-                "rates": self.rates, "windows": [asdict(w) for w in self.windows], "skipped": self.skipped}
+                "rates": self.rates, "windows": [asdict(w) for w in self.windows], "skipped": self.skipped,
+                "notes": self.notes}
 
 
 def _finite_or_none(x: float) -> float | None:
@@ -117,8 +120,7 @@ class Backend:
     """Something that steps N duck envs with (N, nu) actions; ``run_window`` times a window."""
 
     name = ""
-    uses_actions = True  # False: the backend ignores actions (fixed ctrl)
-    notes: dict[str, Any] = {}
+    notes: dict[str, Any]  # how the backend was built (set by each subclass)
 
     def reset(self) -> None:
         """Start every env."""
@@ -201,7 +203,8 @@ if gymnasium is not None:
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (self._env.obs_dim,), np.float32)
             self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (self._env.nu,), np.float32)
 
-        def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        def reset(self, *, seed: int | None = None,
+                  options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
             """Start an episode; return the observation and an empty info."""
             return self._env.reset(seed=seed), {}
 
@@ -213,8 +216,6 @@ if gymnasium is not None:
 
 def _gym_env_factory(seed: int) -> Any:
     """Return a picklable constructor of one adapter env (spawned workers import this module)."""
-    import functools
-
     return functools.partial(DuckGymEnv, seed=seed)
 
 
@@ -374,8 +375,7 @@ class BatchBackend(Backend):
 class BareBatchBackend(Backend):
     """Only the physics on ``mujoco.batch.Batch``: substeps x mj_step, home ctrl, home resets."""
 
-    name = "bare batch"
-    uses_actions = False
+    name = "bare batch"  # ignores the actions: fixed home ctrl
 
     def __init__(self, num_envs: int, workers: int, seed: int) -> None:
         self.cfg = TaskConfig()
@@ -400,8 +400,7 @@ class BareBatchBackend(Backend):
 class CBareBackend(Backend):
     """The C physics ceiling: one ``mdvec_bench --mode bare`` process per window (its own timing)."""
 
-    name = "bare C"
-    uses_actions = False
+    name = "bare C"  # ignores the actions: fixed home ctrl; only their count is used
 
     def __init__(self, num_envs: int, workers: int, binary: Path) -> None:
         self.binary, self.num_envs, self.workers = binary, num_envs, workers
@@ -412,7 +411,7 @@ class CBareBackend(Backend):
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "bare.json"
             cmd = [str(self.binary), "--mode", "bare", "--threads", str(self.workers), "--envs", str(self.num_envs),
-                   "--windows", "1", "--no-reference", "--warmup-steps", "2", "--out", str(out), *window]
+                   "--windows", "1", "--no-reference", "--warmup-steps", "5", "--out", str(out), *window]
             if self.workers > THREAD_BUDGET:
                 cmd.append("--allow-overcommit")
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -487,6 +486,12 @@ class Settings:
     c_bench: Path
 
 
+BACKEND_CLASSES: dict[str, type[Backend]] = {
+    "mdvec": MdvecBackend, "processes": ProcessesBackend, "gymnasium": GymnasiumBackend,
+    "mujoco.batch": BatchBackend, "bare batch": BareBatchBackend, "bare C": CBareBackend,
+}
+
+
 def make_backend(name: str, num_envs: int, workers: int, s: Settings) -> Backend:
     """Construct one backend for N envs and W workers (raises when it cannot run)."""
     if name == "mdvec":
@@ -514,7 +519,7 @@ def _actions(seed: int, config: int, round_: int, steps: int, num_envs: int, nu:
     return rng.uniform(-1.0, 1.0, (steps, num_envs, nu)).astype(np.float32)
 
 
-def _open_backends(cells: list[Cell], s: Settings, notes: dict[str, Any]) -> dict[str, Backend]:
+def _open_backends(cells: list[Cell], s: Settings) -> dict[str, Backend]:
     """Construct and reset every backend of a config; record why any was skipped."""
     live: dict[str, Backend] = {}
     for cell in cells:
@@ -522,32 +527,46 @@ def _open_backends(cells: list[Cell], s: Settings, notes: dict[str, Any]) -> dic
             backend = make_backend(cell.backend, cell.num_envs, cell.workers, s)
             backend.reset()
             live[cell.backend] = backend
-            notes.setdefault(cell.backend, backend.notes)
+            cell.notes = backend.notes
         except Exception as exc:  # a backend that cannot run is reported, not fatal
             cell.skipped = str(exc) if str(exc).startswith("skipped") else f"skipped: {type(exc).__name__}: {exc}"
             print(f"  {cell.backend}: {cell.skipped}", flush=True)
     return live
 
 
-def run_config(index: int, workers: int, epw: int, s: Settings, notes: dict[str, Any]) -> list[Cell]:
+def _drop(live: dict[str, Backend], cell: Cell, why: str, label: str) -> None:
+    """Close a backend that failed, record why on its cell and stop running it."""
+    cell.skipped = why
+    print(f"  [{label}] {cell.backend}: {why}", flush=True)
+    live.pop(cell.backend).close()
+
+
+def run_config(index: int, workers: int, epw: int, s: Settings) -> list[Cell]:
     """Run every backend on one (workers, envs per worker) config in alternating windows."""
     n = workers * epw
     cells = [Cell(name, workers, epw, n) for name in s.backends]
     label = f"W={workers} E/W={epw} N={n}"
     print(f"config {label}", flush=True)
-    live = _open_backends(cells, s, notes)
+    live = _open_backends(cells, s)
     by_name = {c.backend: c for c in cells}
     nu = DuckEnv().nu
     try:
         probe = _actions(s.seed, index, s.rounds, 8, n, nu)  # the round after the last: warmup only
-        for name, backend in live.items():
-            by_name[name].steps_per_window = backend.calibrate(probe, s.window_seconds)
-        longest = max([by_name[k].steps_per_window for k, b in live.items() if b.uses_actions] or [1])
+        for name, backend in list(live.items()):
+            try:
+                by_name[name].steps_per_window = backend.calibrate(probe, s.window_seconds)
+            except Exception as exc:  # one failing backend must not lose the others' results
+                _drop(live, by_name[name], f"failed in warmup: {type(exc).__name__}: {exc}", label)
+        longest = max([by_name[k].steps_per_window for k in live] or [1])
         for r in range(s.rounds):
             actions = _actions(s.seed, index, r, longest, n, nu)
-            for name, backend in live.items():
+            for name, backend in list(live.items()):
                 cell = by_name[name]
-                w = backend.run_window(actions[:cell.steps_per_window])
+                try:
+                    w = backend.run_window(actions[:cell.steps_per_window])
+                except Exception as exc:  # one failing backend must not lose the others' results
+                    _drop(live, cell, f"failed in window {r + 1}: {type(exc).__name__}: {exc}", label)
+                    continue
                 cell.windows.append(w)
                 print(f"  [{label}] {name:13s} window {r + 1}/{s.rounds}: {w.rate:12,.0f} env-steps/s "
                       f"({w.steps} steps, {w.seconds:.2f} s)", flush=True)
@@ -738,13 +757,12 @@ def main(argv: list[str]) -> int:
                  not args.no_pin, args.c_bench)
     before = machine_info()
     print(f"side-by-side: {before['cores']} cores, load {before['loadavg'][0]:.2f}, {before['cpu_model']}; "
-          f"workers {s.workers}, envs per worker {s.envs_per_worker}, {s.window_seconds} s windows x {s.rounds} rounds; "
-          f"about {estimate_seconds(s):.0f} s of windows plus process start-up", flush=True)
-    notes: dict[str, Any] = {}
+          f"workers {s.workers}, envs per worker {s.envs_per_worker}, {s.window_seconds} s windows x {s.rounds} "
+          f"rounds; about {estimate_seconds(s):.0f} s of windows plus process start-up", flush=True)
     cells: list[Cell] = []
     configs = [(w, e) for w in s.workers for e in s.envs_per_worker]
     for index, (w, e) in enumerate(configs):
-        cells += run_config(index, w, e, s, notes)
+        cells += run_config(index, w, e, s)
     after = machine_info()
     table_ratios = ratios(cells, s)
     skipped = sorted({f"{c.backend}: {c.skipped}" for c in cells if c.skipped})
@@ -759,7 +777,7 @@ def main(argv: list[str]) -> int:
                      "actions": "uniform [-1, 1] float32, pre-generated per window, the same for every backend",
                      "order": "alternating windows, one per backend per round",
                      "task": asdict(TaskConfig())},
-        "backends": notes, "skipped": skipped,
+        "backends": {b: BACKEND_CLASSES[b].__doc__.splitlines()[0] for b in s.backends}, "skipped": skipped,
         "results": [c.to_json() for c in cells],
         "ratios": table_ratios, "efficiency": efficiencies(cells, s),
         "warnings": check_warnings(before, after, cells, s), "plot": plot_status,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from mdvec import bench
+
+C_BENCH = Path(os.environ.get("MDVEC_BENCH", bench.DEFAULT_C_BENCH))  # as bench.main finds it
 
 
 def _library_or_skip() -> None:
@@ -23,7 +26,7 @@ def _library_or_skip() -> None:
 def _allowed_skip(backend: str) -> bool:
     """Whether a backend may be skipped here: only for a missing optional dependency."""
     return (backend == "gymnasium" and bench.gymnasium is None) or \
-        (backend == "bare C" and not bench.DEFAULT_C_BENCH.is_file())
+        (backend == "bare C" and not C_BENCH.is_file())
 
 
 def test_quick_side_by_side_has_every_backend(tmp_path: Path) -> None:
@@ -64,7 +67,7 @@ def test_summaries_and_plot_from_synthetic_cells(tmp_path: Path) -> None:
 
 
 def test_c_bench_sweep_writes_json(tmp_path: Path) -> None:
-    binary = bench.DEFAULT_C_BENCH
+    binary = C_BENCH
     if not binary.is_file():
         pytest.skip(f"{binary} not built")
     out = tmp_path / "c.json"
