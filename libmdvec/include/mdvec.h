@@ -82,7 +82,7 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   double action_scale;           /* rad of servo target per unit action (0.3) */
   int n_pushes;                  /* shoves per episode (3) */
   int push_window[2];            /* steps a shove may land on, [lo, hi) ((25, 225)) */
-  double push_speed[2];          /* shove speed range in m/s, [min, max] */
+  double push_speed[2];          /* shove speed range in m/s, [min, max] ((0.3, 0.9), calibrated) */
   double init_noise;             /* half-width of the uniform reset noise on joints (0) */
   int latency;                   /* steps of action delay (0) */
   int sensor_noise;              /* nonzero: Gaussian observation noise */

@@ -5,10 +5,18 @@
     python libmdvec/models/check_duck.py --settle   # print make_duck.SETTLED for the description
 
 For each variant: names and order, sizes, limits, total mass (against the real robot when its
-files are at hand), h_home, and the hold-pose policy (ctrl = home ctrl) over 2500 mj_step calls:
-unperturbed, with small joint noise and a 0.2 m/s sideways kick (must stay up), and with a
-1.5 m/s kick (must fall and lie on the floor, not in it). Exits 1 on any failure.
+files are at hand), h_home (0.15-0.25 m), and the hold-pose policy (ctrl = home ctrl):
+- 2500 mj_step calls unperturbed, and 20 runs with +/-0.02 rad joint noise and a 0.2 m/s sideways
+  kick at step 500: must stay up (upright cos > 0.9, trunk height > 0.9 h_home);
+- falls: kicks of 1.0 and 1.5 m/s in 8 directions at step 500, then 3000 more steps: in at least
+  14 of the 16 runs the task's `fallen` rule (trunk height < h_home / 3) must hold at the end, and
+  the duck must lie on the floor, not in it (lowest geom point >= -0.01 m);
+- push tolerance: one push at step 50, the smallest speed (0.05 m/s grid) that makes the duck fall
+  (trunk height < h_home / 3) within 200 env steps of 10 mj_steps, forward, back and sideways;
+  it must lie in (0.2, 1.0] m/s, so the task's shoves topple the hold-pose policy only sometimes.
+Exits 1 on any failure.
 """
+import math
 import os
 import sys
 import time
@@ -53,7 +61,9 @@ def geom_lowest(m, d):
     return low
 
 
-def run(m, trunk, key, rng=None, noise=0.0, kick_step=None, kick=0.0, nstep=2500):
+def run(m, trunk, key, rng=None, noise=0.0, kick_step=None, kick=(0.0, 0.0), nstep=2500):
+    """Hold pose from the home keyframe; kick = (vx, vy) is added to the trunk velocity at step
+    kick_step. Returns the data, h_home and the lowest geom point seen (every 10 steps)."""
     d = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, d, key)
     mujoco.mj_forward(m, d)
@@ -66,11 +76,66 @@ def run(m, trunk, key, rng=None, noise=0.0, kick_step=None, kick=0.0, nstep=2500
     minlow = np.inf
     for i in range(nstep):
         if i == kick_step:
-            d.qvel[1] += kick
+            d.qvel[0] += kick[0]
+            d.qvel[1] += kick[1]
         mujoco.mj_step(m, d)
         if i % 10 == 9:
             minlow = min(minlow, geom_lowest(m, d).min())
     return d, h0, minlow
+
+
+DIRECTIONS = [("forward", 0), ("fwd-left", 45), ("left", 90), ("back-left", 135),
+              ("back", 180), ("back-right", 225), ("right", 270), ("fwd-right", 315)]
+
+
+def falls(m, trunk, key):
+    """Kicks of 1.0 and 1.5 m/s in 8 directions at step 500, 3000 more steps: must lie fallen."""
+    print("  falls (kick at step 500, 3000 more steps):")
+    print("    %-10s %5s %8s %8s %7s %8s %8s" % ("direction", "m/s", "final h", "h_home/3", "up",
+                                                 "lowest", "impact"))
+    n_fallen = 0
+    for speed in (1.0, 1.5):
+        for name, deg in DIRECTIONS:
+            a = math.radians(deg)
+            d, h0, minlow = run(m, trunk, key, kick_step=500,
+                                kick=(speed * math.cos(a), speed * math.sin(a)), nstep=3500)
+            h, low = d.xpos[trunk, 2], geom_lowest(m, d).min()
+            n_fallen += h < h0 / 3
+            print("    %-10s %5.1f %8.4f %8.4f %+7.3f %8.4f %8.4f %s" % (
+                name, speed, h, h0 / 3, d.xmat[trunk, 8], low, minlow,
+                "fallen" if h < h0 / 3 else "NOT"))
+            expect(low >= -0.01 and minlow >= -0.02,
+                   "fallen duck lies on the floor (%s %.1f)" % (name, speed))
+    print("    fallen in %d of 16" % n_fallen)
+    expect(n_fallen >= 14, "a hard kick makes it fall (h < h_home/3) in >= 14 of 16 runs")
+
+
+def push_tolerance(m, trunk, key):
+    """Smallest push at step 50 that makes the hold pose fall within 200 env steps."""
+    found = {}
+    for name, deg in (("forward", 0), ("back", 180), ("side", 90)):
+        a = math.radians(deg)
+        found[name] = None
+        for k in range(2, 41):
+            speed = 0.05 * k
+            d = mujoco.MjData(m)
+            mujoco.mj_resetDataKeyframe(m, d, key)
+            mujoco.mj_forward(m, d)
+            h0 = d.xpos[trunk, 2]
+            mujoco.mj_step(m, d, nstep=50)
+            d.qvel[0] += speed * math.cos(a)
+            d.qvel[1] += speed * math.sin(a)
+            for _ in range(200):
+                mujoco.mj_step(m, d, nstep=10)
+                if d.xpos[trunk, 2] < h0 / 3:
+                    found[name] = speed
+                    break
+            if found[name] is not None:
+                break
+    print("  push tolerance (smallest push at step 50 that fells it within 200 env steps): "
+          + "  ".join("%s %s" % (n, "%.2f m/s" % v if v else "> 2 m/s") for n, v in found.items()))
+    for n, v in found.items():
+        expect(v is not None and 0.2 < v <= 1.0, "push tolerance %s within (0.2, 1.0] m/s" % n)
 
 
 def settle(seconds=5.0):
@@ -144,25 +209,21 @@ def main(argv):
             expect(ok, "body %s collides with the floor" % mujoco.mj_id2name(m, 1, b))
 
         d, h0, _ = run(m, trunk, key, nstep=0)
-        print("  h_home %.5f" % h0)
+        print("  h_home %.5f  (fallen below %.5f)" % (h0, h0 / 3))
+        expect(0.15 <= h0 <= 0.25, "h_home within 0.15-0.25 m")
         d, h0, _ = run(m, trunk, key)
         print("  hold:        up %.4f  h %.4f  (h/h_home %.3f)" % (
             d.xmat[trunk, 8], d.xpos[trunk, 2], d.xpos[trunk, 2] / h0))
-        expect(d.xmat[trunk, 8] > 0.9 and d.xpos[trunk, 2] > 2 / 3 * h0, "stands under hold")
+        expect(d.xmat[trunk, 8] > 0.9 and d.xpos[trunk, 2] > 0.9 * h0, "stands under hold")
         worst = (1.0, 1.0)
         for trial in range(20):
-            kick = 0.2 * (1 if trial % 2 else -1)
+            kick = (0.0, 0.2 * (1 if trial % 2 else -1))
             d, h0, _ = run(m, trunk, key, rng, noise=0.02, kick_step=500, kick=kick)
             worst = (min(worst[0], d.xmat[trunk, 8]), min(worst[1], d.xpos[trunk, 2] / h0))
         print("  noise+0.2 kick x20: worst up %.4f  worst h/h_home %.3f" % worst)
-        expect(worst[0] > 0.9 and worst[1] > 2 / 3, "survives a small kick")
-        for kick in (1.5, -1.5):
-            d, h0, minlow = run(m, trunk, key, kick_step=500, kick=kick, nstep=2000)
-            low = geom_lowest(m, d).min()
-            print("  hard kick %+.1f: up %.3f  h %.4f  lowest geom %.4f (%.4f at impact)" % (
-                kick, d.xmat[trunk, 8], d.xpos[trunk, 2], low, minlow))
-            expect(d.xpos[trunk, 2] < h0 / 3 or d.xmat[trunk, 8] < 0.5, "hard kick makes it fall")
-            expect(low >= -0.01 and d.xpos[trunk, 2] > 0.02, "fallen duck lies on the floor")
+        expect(worst[0] > 0.9 and worst[1] > 0.9, "survives a small kick")
+        falls(m, trunk, key)
+        push_tolerance(m, trunk, key)
         if fname == "duck.xml":
             d = mujoco.MjData(m)
             mujoco.mj_resetDataKeyframe(m, d, key)

@@ -6,12 +6,15 @@ One description below, three variants out. Plain Python, no dependencies:
     python3 libmdvec/models/make_duck.py          # writes next to this script
     python3 libmdvec/models/make_duck.py --check  # exit 1 if a checked-in file is stale
 
-The model is an original MJCF made of primitive geoms (boxes and capsules). Its kinematic tree,
-joint axes and ranges, link masses, centres of mass and inertias, servo gains and standing pose
-are shaped on the published facts of the Open Duck Mini v2 robot. Every body frame is aligned with
-the trunk frame (x forward, y left, z up) in the all-zero joint configuration, so every position
-and axis below reads directly in that frame. Each file is self-contained (no include, no mesh, no
-asset): the C library embeds each one as a single string.
+The model is an original MJCF made of primitive geoms (boxes, capsules, a sphere). Its kinematic
+tree, joint axes and ranges, link masses, centres of mass and inertias, servo gains and standing
+pose are shaped on the published facts of the Open Duck Mini v2 robot; its collision shape is its
+own, sized so that the task's `fallen` rule (trunk height < h_home / 3) holds for a duck lying on
+the floor in any direction (see the shape block below). Every body frame is aligned with the
+trunk frame (x forward, y left, z up) in the all-zero joint configuration, so every position and
+axis below reads directly in that frame (trunk-attached positions are given in the design frame
+and shifted by `rel`). Each file is self-contained (no include, no mesh, no asset): the C library
+embeds each one as a single string.
 """
 import math
 import os
@@ -40,7 +43,8 @@ HOME = {
     "right_knee": 1.37, "right_ankle": -0.775,
 }
 
-# trunk height of the nominal pose (about where the soles touch the floor; --settle refines it)
+# height of the design-frame origin in the nominal pose (about where the soles touch the floor;
+# --settle refines it)
 NOMINAL_HEIGHT = 0.168
 
 # Home keyframe qpos[2:] per variant (trunk height, trunk quaternion, joint positions in qpos
@@ -50,35 +54,25 @@ NOMINAL_HEIGHT = 0.168
 # mujoco); rerun it and paste its output here after any change to the description.
 SETTLED = {
     'duck.xml': [
-        0.160972, 0.999999, 0.0, -0.001047, 0.0, -9.4e-05, 0.030836, -0.623466,
-        1.397981, -0.775255, -0.004271, -0.004146, 0.0, 0.0, 9.4e-05, -0.030836,
-        0.623466, 1.397981, -0.775255,
+        0.245701, 1.0, 0.0, -0.000357, 0.0, 1.4e-05, 0.040537, -0.623399,
+        1.398085, -0.775123, -0.00432, -0.004155, 0.0, 0.0, -1.4e-05, -0.040537,
+        0.623399, 1.398085, -0.775123,
     ],
-    # duck.xml: max |qvel| after 5 s: 7.2e-04
+    # duck.xml: max |qvel| after 5 s: 6.3e-04
     'duck_backlash.xml': [
-        0.158396, 0.999864, 0.0, 0.016473, 0.0, 0.000884, 0.008803, 0.029703,
-        -0.009618, -0.6219, 0.009153, 1.400316, 0.009748, -0.772411, 0.008926, -0.005342,
-        -0.004596, 0.0, 0.0, -0.000884, -0.008803, -0.029703, 0.009618, 0.6219,
-        -0.009153, 1.400316, 0.009748, -0.772411, 0.008926,
+        0.2444, 0.999855, 0.0, 0.017042, 0.0, 0.000679, 0.008783, 0.039488,
+        -0.009441, -0.621916, 0.009148, 1.400333, 0.009745, -0.77234, 0.008927, -0.005399,
+        -0.004605, 0.0, 0.0, -0.000679, -0.008783, -0.039488, 0.009441, 0.621916,
+        -0.009148, 1.400333, 0.009745, -0.77234, 0.008927,
     ],
-    # duck_backlash.xml: max |qvel| after 5 s: 6.7e-04
+    # duck_backlash.xml: max |qvel| after 5 s: 6.1e-04
     'duck_backlash_lower.xml': [
-        0.160379, 1.0, 0.0, -0.000561, 0.0, -6e-05, 0.030721, -0.623447,
-        1.398083, 0.009666, -0.775266, -0.00875, -0.004251, -0.004183, 0.0, 0.0,
-        6e-05, -0.030721, 0.623447, 1.398083, 0.009666, -0.775266, -0.00875,
+        0.245138, 1.0, 0.0, 0.00017, 0.0, 3.5e-05, 0.040427, -0.623388,
+        1.398209, 0.009666, -0.775094, -0.008739, -0.004293, -0.004195, 0.0, 0.0,
+        -3.5e-05, -0.040427, 0.623388, 1.398209, 0.009666, -0.775094, -0.008739,
     ],
-    # duck_backlash_lower.xml: max |qvel| after 5 s: 6.9e-04
+    # duck_backlash_lower.xml: max |qvel| after 5 s: 6.0e-04
 }
-
-# --- shape (metres, in the design frame: x forward, y left, z up, origin at the hip-yaw plate
-# level, the trunk frame of the real robot). The trunk body frame origin is placed at FRAME in
-# this design frame; everything attached to the trunk is written relative to it.
-FRAME = (0.0, 0.0, 0.0)
-TRUNK_BOX = ((-0.054, 0, 0.0365), (0.100, 0.055, 0.0715))   # centre, half sizes
-HEAD_BOX = ((-0.041, 0, 0.010), (0.100, 0.099, 0.030))      # in the head frame
-LEG_Y = 0.035                                                # hip yaw joint, |y|
-THIGH_R, SHIN_R = 0.02, 0.018                                # leg capsule radii
-FOOT_BOX = ((0.0135, 0, -0.0194), (0.0515, 0.021, 0.0194))   # in the foot frame
 
 PI_6 = 0.5235987755982988    # 30 deg
 HIP_ROLL = 0.4363323129985824  # 25 deg
@@ -105,6 +99,27 @@ def capsule(p0, p1, r):
     return ("capsule", (p0, p1), r)
 
 
+def sphere(pos, r):
+    return ("sphere", pos, r)
+
+
+# --- shape. Positions are metres in the design frame: x forward, y left, z up, origin at the
+# level of the hip-yaw servo plates (where the real robot puts its trunk frame). The trunk body
+# frame origin sits at FRAME: high in the trunk, above the hips, over the centre of mass. So the
+# trunk height h (the task's d.xpos[trunk, 2]) reads about 0.245 m standing, and a duck lying on
+# the floor on its front, back or side (the body is compact: 0.124 x 0.104 x 0.143 m, the legs
+# tucked under it, a small round head) keeps its trunk origin about 0.06 m up, well under the
+# task's `fallen` line h_home / 3. A round head also leaves no stable head-stand.
+FRAME = (-0.03, 0.0, 0.085)
+TRUNK_BOX = ((-0.03, 0, 0.0365), (0.062, 0.052, 0.0715))    # centre, half sizes
+HEAD_GEOMS = [sphere((-0.045, 0, 0.015), 0.04)]              # in the head frame
+HEAD_YAW_BOX = ((-0.006, 0, -0.020), (0.034, 0.033, 0.021))  # in the head-yaw frame
+LEG_Y = 0.02                                                 # hip yaw servo, |y|
+PITCH_Y = 0.035                                              # hip roll -> hip pitch, |y|
+THIGH_R, SHIN_R = 0.017, 0.016                               # leg capsule radii
+FOOT_BOX = ((0.0035, 0, -0.0194), (0.0515, 0.019, 0.0194))   # sole under the centre of mass
+
+
 def leg(side, s):
     """One leg; s = +1 for the left leg, -1 for the right one (mirror in y)."""
     y = s
@@ -123,7 +138,7 @@ def leg(side, s):
         geoms=[capsule((0, 0, 0), (0, 0, -0.0787), SHIN_R)],
         children=[foot])
     thigh = body(
-        f"{side}_thigh", (-0.0352, y * 0.0555, 0),
+        f"{side}_thigh", (-0.0352, y * PITCH_Y, 0),
         joint=(f"{side}_hip_pitch", pitch_axis, pitch_range), backlash=True,
         inertial=((0.002, y * 0.0085, -0.039), 0.1241,
                   (2.12e-4, 2.26e-4, 7.9e-5, y * -3.9e-6, -2.69e-5, y * -2.13e-5)),
@@ -132,10 +147,11 @@ def leg(side, s):
     roll = body(
         f"{side}_hip_roll_link", (0.0191, 0, -0.046),
         joint=(f"{side}_hip_roll", (-1, 0, 0), (-HIP_ROLL, HIP_ROLL)), backlash=True,
-        inertial=((-0.0205, y * 0.0508, 0.0004), 0.0752, (2.81e-5, 2.52e-5, 4.14e-5, 0, 0, 0)),
+        inertial=((-0.0205, y * (PITCH_Y - 0.0047), 0.0004), 0.0752,
+                  (2.81e-5, 2.52e-5, 4.14e-5, 0, 0, 0)),
         # the bracket spans from the yaw servo to the outer face of the thigh
-        geoms=[box((-0.0185, y * (0.0555 + THIGH_R - 0.009) / 2, 0),
-                   (0.0235, (0.0555 + THIGH_R + 0.009) / 2, 0.0155))],
+        geoms=[box((-0.0185, y * (PITCH_Y + THIGH_R - 0.009) / 2, 0),
+                   (0.0235, (PITCH_Y + THIGH_R + 0.009) / 2, 0.0155))],
         children=[thigh])
     yaw = body(
         f"{side}_hip_yaw_link", rel((-0.019, y * LEG_Y, 0.0459)),
@@ -152,12 +168,12 @@ def neck():
         joint=("head_roll", (-1, 0, 0), (-PI_6, PI_6)),
         inertial=((-0.0229, 0, 0.0082), 0.4066,
                   (1.08e-3, 1.686e-3, 2.446e-3, 0, -9.24e-5, 0)),
-        geoms=[box(*HEAD_BOX)])
+        geoms=list(HEAD_GEOMS))
     yaw = body(
         "head_yaw_link", (0, 0, 0.057),
         joint=("head_yaw", (0, 0, 1), (-2.792526803190927, 2.792526803190927)),
         inertial=((0.0041, 0, -0.0223), 0.0918, (3.12e-5, 6.95e-5, 7.04e-5, 0, -4.4e-6, 0)),
-        geoms=[box((-0.0035, 0, -0.020), (0.0435, 0.041, 0.021))],
+        geoms=[box(*HEAD_YAW_BOX)],
         children=[head])
     pitch = body(
         "head_pitch_link", (0, 0, 0.066),
@@ -176,7 +192,7 @@ def neck():
 def trunk():
     # child order fixes the joint and actuator order: left leg, head chain, right leg
     return body(
-        "trunk", (0, 0, 0.17),
+        "trunk", (0, 0, round(NOMINAL_HEIGHT + FRAME[2], 9)),
         inertial=(rel((-0.0483, 0, 0.0385)), 0.6985,
                   (1.677e-3, 3.445e-3, 2.926e-3, 0, -3.25e-5, 0)),
         geoms=[box(rel(TRUNK_BOX[0]), TRUNK_BOX[1])],
@@ -225,6 +241,8 @@ def emit_body(b, backlash_for, out, depth, free=False):
     for kind, where, size in b["geoms"]:
         if kind == "box":
             out.append(f'{i2}<geom type="box" pos="{vec(where)}" size="{vec(size)}"/>')
+        elif kind == "sphere":
+            out.append(f'{i2}<geom type="sphere" pos="{vec(where)}" size="{num(size)}"/>')
         else:
             out.append(f'{i2}<geom type="capsule" fromto="{vec(where[0])} {vec(where[1])}" '
                        f'size="{num(size)}"/>')
@@ -267,8 +285,9 @@ def model_xml(fname, backlash_for, settled=True):
     out.append("  <sensor>")
     out.append('    <gyro name="gyro" site="imu"/>')
     out.append("  </sensor>")
-    # nominal pose: trunk level at NOMINAL_HEIGHT, joints at their targets, backlash at 0
-    qpos = [0, 0, NOMINAL_HEIGHT, 1, 0, 0, 0]
+    # nominal pose: trunk level, design origin at NOMINAL_HEIGHT, joints at their targets,
+    # backlash at 0
+    qpos = [0, 0, round(NOMINAL_HEIGHT + FRAME[2], 9), 1, 0, 0, 0]
     for b in bodies:
         if b["joint"]:
             jn = b["joint"][0]

@@ -87,8 +87,8 @@ void mdvec_config_default(mdvec_config_t *cfg) {
   cfg->n_pushes = 3;
   cfg->push_window[0] = 25;
   cfg->push_window[1] = 225;
-  cfg->push_speed[0] = 0.2;
-  cfg->push_speed[1] = 0.6;
+  cfg->push_speed[0] = 0.3;
+  cfg->push_speed[1] = 0.9;
   cfg->reward = MDVEC_REWARD_V2;
 }
 

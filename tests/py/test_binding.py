@@ -208,3 +208,16 @@ def test_env_matches_duck_env_types() -> None:
     assert {k: type(v) for k, v in r[3].items()} == {k: type(v) for k, v in g[3].items()}
     assert r[3] == g[3]
     assert np.array_equal(ref.reset(seed=8), env.reset(seed=8))
+
+
+def test_c_defaults_equal_the_reference_defaults() -> None:
+    """mdvec_config_default and TaskConfig must never drift apart."""
+    from mdvec.reference import TaskConfig
+
+    c = mdvec._lib.Config()
+    mdvec.vecenv.lib().mdvec_config_default(ctypes.byref(c))
+    t = TaskConfig()
+    assert (c.substeps, c.episode_len, c.action_scale, c.n_pushes) == (t.substeps, t.episode_len, t.action_scale, t.n_pushes)
+    assert (tuple(c.push_window), tuple(c.push_speed)) == (t.push_window, t.push_speed)
+    assert (c.init_noise, c.latency, bool(c.sensor_noise), bool(c.dr)) == (t.init_noise, t.latency, t.sensor_noise, t.dr)
+    assert c.reward == {"v1": 1, "v2": 2}[t.reward] and c.variant == b"default" and c.autoreset == 1

@@ -19,7 +19,7 @@ class TaskConfig:
     action_scale: float = 0.3  # rad of servo target per unit action
     n_pushes: int = 3  # shoves per episode
     push_window: tuple[int, int] = (25, 225)  # steps a shove may land on, [lo, hi)
-    push_speed: tuple[float, float] = (0.2, 0.6)  # shove speed range, m/s (calibrated: bench/calibrate_push.py)
+    push_speed: tuple[float, float] = (0.3, 0.9)  # shove speed range, m/s (calibrated: python -m mdvec calibrate)
     init_noise: float = 0.0  # half-width of uniform noise on actuated qpos/qvel at reset
     latency: int = 0  # steps of action delay
     sensor_noise: bool = False  # Gaussian observation noise
