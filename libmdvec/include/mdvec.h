@@ -12,6 +12,11 @@
  *   for (...) { policy(mdvec_obs(env), actions); mdvec_step(env, actions); }
  *   mdvec_destroy(env);
  *
+ * MuJoCo inside the envs: instabilities are MuJoCo warnings, which reset that env's mjData exactly as
+ * they do in the reference. A MuJoCo *error* (mju_error) goes to MuJoCo's process-wide handler, which
+ * mdvec leaves alone because other users of libmujoco in the process (the mujoco Python bindings)
+ * own it; models are checked at mdvec_create so that none is expected while stepping.
+ *
  * Stability: this header is the stable ABI of major version MDVEC_VERSION_MAJOR. Structs passed in
  * carry their size in their first field; new fields are only ever appended. Functions never change
  * behaviour; a changed behaviour gets a new name (_v2).
@@ -57,7 +62,6 @@ MDVEC_API int mdvec_mujoco_version(void);
 #define MDVEC_ERR_ACTION -7    /* an action is not finite; no env was stepped */
 #define MDVEC_ERR_STATE -8     /* call out of order (step before reset) */
 #define MDVEC_ERR_PARAMS -9    /* malformed episode parameters (the message names the field) */
-#define MDVEC_ERR_PHYSICS -10  /* MuJoCo reported an error inside an env (message names the env) */
 
 /* Return a static description of a result code ("unknown code" for others). */
 MDVEC_API const char *mdvec_strerror(int code);

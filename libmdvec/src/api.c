@@ -42,7 +42,6 @@ const char *mdvec_strerror(int code) {
     case MDVEC_ERR_ACTION: return "non-finite action";
     case MDVEC_ERR_STATE: return "call out of order";
     case MDVEC_ERR_PARAMS: return "invalid episode parameters";
-    case MDVEC_ERR_PHYSICS: return "physics error";
     default: return "unknown code";
   }
 }
