@@ -7,14 +7,14 @@
  *              the references move one way by > 4% across three consecutive windows.
  *   sustained  one thread count, --windows windows back to back: per-window rates and their median,
  *              with the same drift checks applied to the windows themselves.
- *   bare       the sweep's shape, but each env step is only `substeps x mj_step` on the env's own
- *              mjModel/mjData copy (fixed home ctrl, home keyframe reset every episode_len steps),
- *              on the benchmark's own pthreads, env i on thread i mod T, no synchronisation inside
- *              a window: the physics ceiling for the task.
+ *   bare       the sweep's shape, but each env step is only the task's ctrl from the same actions,
+ *              shoves drawn like the task's, and `substeps x mj_step` on the env's own mjModel/mjData copy (home keyframe reset
+ *              every episode_len steps), on mdvec's own worker pool (pool.c), env i on thread
+ *              i mod T, one pool run per vector step: the physics ceiling for the task.
  *
  * A window is a fixed number of vector steps (--window-steps, or derived once per engine from
  * --window-seconds and the warmup's rate); its rate is env-steps per wall-clock second. Actions for
- * mdvec are pre-generated (uniform in [-1, 1] or all zero) and cycled. Before running, the machine
+ * both modes are pre-generated (uniform in [-1, 1] or all zero) and cycled. Before running, the machine
  * is recorded (cores, load, CPU model, governor, versions, date, build flags) and suspicious
  * conditions become entries of the JSON's "warnings" list. The JSON goes to --out (default
  * bench/results/c_<mode>_<timestamp>.json), a table to stdout and a line per window to stderr.
@@ -37,6 +37,8 @@
 #include <mujoco/mujoco.h>
 
 #include <mdvec.h>
+
+#include "pool.h" /* bare mode steps on the same pool as mdvec (libmdvec/src/pool.c) */
 
 /*---------------------------------- Build-time facts ----------------------------------------------*/
 
@@ -248,26 +250,45 @@ static double *make_actions(int envs, int nu, int random, uint64_t seed) {
 
 typedef struct bare_envs_ {        /* N envs of plain physics, shared by every bare engine */
   int n;                           /* number of envs */
+  int nu;                          /* actuators per env */
   int substeps;                    /* mj_step calls per env step */
   int episode_len;                 /* env steps between home resets */
   int home;                        /* keyframe id of "home" */
+  double action_scale;             /* rad of servo target per unit action, as the task's */
+  int n_pushes;                    /* shoves per episode, as the task's */
+  int push_window[2];              /* steps a shove may land on, as the task's */
+  double push_speed[2];            /* shove speed range, as the task's */
+  uint64_t *rng;                   /* (n) per-env splitmix64 state for the shoves */
+  int *push_steps;                 /* (n x n_pushes) this episode's shove steps */
+  double *push_vel;                /* (n x n_pushes x 2) this episode's shove velocities */
+  const double *ctrl_home;         /* (nu) home ctrl, from the keyframe */
+  const double *actions;           /* the step's (n x nu) actions, set before each pool run */
   mjModel **m;                     /* (n) per-env model copies */
   mjData **d;                      /* (n) per-env data */
   int *t;                          /* (n) steps since the env's last reset */
 } bare_envs;
 
-typedef struct bare_job_ {         /* one thread's share of a bare window */
-  bare_envs *envs;                 /* the envs */
-  int thread;                      /* this thread's index t: it steps envs i with i mod T == t */
-  int threads;                     /* T */
-  int steps;                       /* vector steps in the window */
-} bare_job;
+/* Return a uniform double in [0, 1) from a splitmix64 stream (the shoves need no numpy exactness). */
+static double bare_uniform(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
 
-/* Put env i in the home keyframe and compute its derived quantities. */
+/* Put env i in the home keyframe and draw its shoves like the task: same count, window and speeds. */
 static void bare_reset(bare_envs *b, int i) {
   mj_resetDataKeyframe(b->m[i], b->d[i], b->home);
   mj_forward(b->m[i], b->d[i]);
   b->t[i] = 0;
+  int span = b->push_window[1] - b->push_window[0];
+  for (int k = 0; k < b->n_pushes; k++) {
+    double speed = b->push_speed[0] + (b->push_speed[1] - b->push_speed[0]) * bare_uniform(&b->rng[i]);
+    double theta = 2 * 3.141592653589793 * bare_uniform(&b->rng[i]);
+    b->push_steps[i * b->n_pushes + k] = b->push_window[0] + (int)(span * bare_uniform(&b->rng[i]));
+    b->push_vel[2 * (i * b->n_pushes + k)] = speed * cos(theta);
+    b->push_vel[2 * (i * b->n_pushes + k) + 1] = speed * sin(theta);
+  }
 }
 
 /* Free the envs; NULL is a no-op. */
@@ -280,11 +301,14 @@ static void bare_destroy(bare_envs *b) {
   free(b->m);
   free(b->d);
   free(b->t);
+  free(b->rng);
+  free(b->push_steps);
+  free(b->push_vel);
   free(b);
 }
 
 /* Load the model once, copy it and make data per env, reset every env; NULL with err on failure. */
-static bare_envs *bare_create(const char *path, int n, int substeps, int episode_len, char *err, size_t size) {
+static bare_envs *bare_create(const char *path, int n, const mdvec_config_t *cfg, char *err, size_t size) {
   char mjerr[1000] = "";
   mjModel *proto = mj_loadXML(path, NULL, mjerr, sizeof mjerr);
   if (!proto) {
@@ -296,16 +320,26 @@ static bare_envs *bare_create(const char *path, int n, int substeps, int episode
     b->m = calloc((size_t)n, sizeof *b->m);
     b->d = calloc((size_t)n, sizeof *b->d);
     b->t = calloc((size_t)n, sizeof *b->t);
+    b->rng = calloc((size_t)n, sizeof *b->rng);
+    b->push_steps = calloc((size_t)n * (size_t)(cfg->n_pushes + 1), sizeof *b->push_steps);
+    b->push_vel = calloc((size_t)n * (size_t)(cfg->n_pushes + 1) * 2, sizeof *b->push_vel);
   }
-  if (!b || !b->m || !b->d || !b->t) {
+  if (!b || !b->m || !b->d || !b->t || !b->rng || !b->push_steps || !b->push_vel) {
     snprintf(err, size, "bare: out of memory");
     bare_destroy(b);
     mj_deleteModel(proto);
     return NULL;
   }
   b->n = n;
-  b->substeps = substeps;
-  b->episode_len = episode_len;
+  b->nu = proto->nu;
+  b->substeps = cfg->substeps;
+  b->episode_len = cfg->episode_len;
+  b->action_scale = cfg->action_scale;
+  b->n_pushes = cfg->n_pushes;
+  b->push_window[0] = cfg->push_window[0];
+  b->push_window[1] = cfg->push_window[1];
+  b->push_speed[0] = cfg->push_speed[0];
+  b->push_speed[1] = cfg->push_speed[1];
   b->home = mj_name2id(proto, mjOBJ_KEY, "home");
   if (b->home < 0) {
     snprintf(err, size, "bare: %s has no keyframe 'home'", path);
@@ -314,6 +348,7 @@ static bare_envs *bare_create(const char *path, int n, int substeps, int episode
     return NULL;
   }
   for (int i = 0; i < n; i++) {
+    b->rng[i] = cfg->seed + (uint64_t)i;
     b->m[i] = mj_copyModel(NULL, proto);
     b->d[i] = b->m[i] ? mj_makeData(b->m[i]) : NULL;
     if (!b->d[i]) {
@@ -324,36 +359,31 @@ static bare_envs *bare_create(const char *path, int n, int substeps, int episode
     }
     bare_reset(b, i);
   }
+  b->ctrl_home = b->m[0]->key_ctrl + (size_t)b->home * b->nu;
   mj_deleteModel(proto);
   return b;
 }
 
-/* Run one thread's envs for the job's steps: substeps x mj_step each, home reset on episode end. */
-static void *bare_work(void *arg) {
-  bare_job *job = arg;
-  bare_envs *b = job->envs;
-  for (int s = 0; s < job->steps; s++) {
-    for (int i = job->thread; i < b->n; i += job->threads) {
-      for (int k = 0; k < b->substeps; k++) mj_step(b->m[i], b->d[i]);
-      if (++b->t[i] >= b->episode_len) bare_reset(b, i);
+/* One thread's share of one bare vector step: the task's ctrl from the action, its shoves,
+ * substeps x mj_step, a home reset when the episode ends. Env i runs on thread i mod T, as in
+ * mdvec. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
+static void bare_step_job(void *ctx, int thread, int threads) {
+  bare_envs *b = ctx;
+  for (int i = thread; i < b->n; i += threads) {
+    const double *a = b->actions + (size_t)i * b->nu;
+    for (int k = 0; k < b->nu; k++) {
+      double clipped = a[k] < -1.0 ? -1.0 : a[k] > 1.0 ? 1.0 : a[k];
+      b->d[i]->ctrl[k] = b->ctrl_home[k] + b->action_scale * clipped;
     }
+    for (int k = 0; k < b->n_pushes; k++) {
+      if (b->push_steps[i * b->n_pushes + k] == b->t[i]) {
+        b->d[i]->qvel[0] += b->push_vel[2 * (i * b->n_pushes + k)];
+        b->d[i]->qvel[1] += b->push_vel[2 * (i * b->n_pushes + k) + 1];
+      }
+    }
+    for (int k = 0; k < b->substeps; k++) mj_step(b->m[i], b->d[i]);
+    if (++b->t[i] >= b->episode_len) bare_reset(b, i);
   }
-  return NULL;
-}
-
-/* Step every env `steps` times on `threads` threads (the caller is thread 0); 0 or an error. */
-static int bare_run(bare_envs *b, int threads, int steps) {
-  pthread_t tid[BENCH_MAX_THREADS];
-  bare_job jobs[BENCH_MAX_THREADS];
-  if (threads > BENCH_MAX_THREADS) return -1;
-  for (int t = 0; t < threads; t++) jobs[t] = (bare_job){b, t, threads, steps};
-  int started = 1;
-  for (; started < threads; started++) {
-    if (pthread_create(&tid[started], NULL, bare_work, &jobs[started]) != 0) break;
-  }
-  bare_work(&jobs[0]);
-  for (int t = 1; t < started; t++) pthread_join(tid[t], NULL);
-  return started == threads ? 0 : -1;
 }
 
 /*---------------------------------- Engines -------------------------------------------------------*/
@@ -367,6 +397,7 @@ typedef struct engine_ {           /* something that steps N envs on T threads *
   int nu;                          /* mdvec engine: actuators per env */
   long cursor;                     /* mdvec engine: next action batch */
   bare_envs *bare;                 /* bare engine: the shared envs (not owned) */
+  mdv_pool *pool;                  /* bare engine: mdvec's own worker pool, T threads */
 } engine;
 
 /* Make an mdvec engine of N envs on T threads, reset; 0, or an error with err filled. */
@@ -393,9 +424,12 @@ static int engine_mdvec(engine *e, const bench_opts *o, int threads, const doubl
 
 /* Run `steps` vector steps; 0 or an error (message on stderr). */
 static int engine_run(engine *e, int steps) {
-  if (e->bare) return bare_run(e->bare, e->threads, steps);
   size_t batch = (size_t)e->envs * (size_t)e->nu;
-  for (int s = 0; s < steps; s++) {
+  for (int s = 0; s < steps && e->bare; s++) {
+    e->bare->actions = e->actions + batch * (size_t)(e->cursor++ % BENCH_ACTION_BATCHES);
+    mdv_pool_run(e->pool, bare_step_job, e->bare);
+  }
+  for (int s = 0; s < steps && !e->bare; s++) {
     int code = mdvec_step(e->env, e->actions + batch * (size_t)(e->cursor++ % BENCH_ACTION_BATCHES));
     if (code != MDVEC_OK) {
       fprintf(stderr, "mdvec_step: %s\n", mdvec_errmsg(e->env));
@@ -408,7 +442,9 @@ static int engine_run(engine *e, int steps) {
 /* Free what the engine owns. */
 static void engine_close(engine *e) {
   mdvec_destroy(e->env);
+  mdv_pool_destroy(e->pool);
   e->env = NULL;
+  e->pool = NULL;
 }
 
 /* Run the warmup and fix the engine's window length (from window_seconds when asked); 0 or error. */
@@ -781,14 +817,16 @@ static void settle_threads(bench_opts *o, long cores) {
 /*---------------------------------- Running -------------------------------------------------------*/
 
 typedef struct shared_ {           /* what every engine of the run shares */
-  double *actions;                 /* mdvec: pre-generated action batches (NULL for bare) */
+  double *actions;                 /* pre-generated action batches, the same for both modes */
   bare_envs *bare;                 /* bare: the envs (NULL for mdvec) */
 } shared;
 
 /* Make and warm up an engine with T threads; 0, or an error with err filled. */
 static int engine_open(engine *e, const bench_opts *o, const shared *sh, int threads, char *err, size_t size) {
   if (o->mode == MODE_BARE) {
-    *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare};
+    *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare, .actions = sh->actions,
+                  .nu = sh->bare->nu};
+    if (mdv_pool_create(&e->pool, threads, err, size) != 0) return -1;
   } else {
     int code = engine_mdvec(e, o, threads, sh->actions, err, size);
     if (code != MDVEC_OK) return code;
@@ -839,8 +877,9 @@ static int shared_open(const bench_opts *o, shared *sh, results *res, char *err,
   res->episode_len = cfg.episode_len;
   *sh = (shared){0};
   if (o->mode == MODE_BARE) {
-    sh->bare = bare_create(o->model ? o->model : MDVEC_BENCH_MODEL, o->envs, cfg.substeps, cfg.episode_len, err, size);
-    return sh->bare ? 0 : -1;
+    cfg.seed = o->seed;
+    sh->bare = bare_create(o->model ? o->model : MDVEC_BENCH_MODEL, o->envs, &cfg, err, size);
+    if (!sh->bare) return -1;
   }
   mdvec_t *probe;  /* one env, only to learn nu */
   cfg.model_path = o->model;

@@ -5,6 +5,7 @@ source "$(dirname "$0")/lib.sh"
 use_venv
 BUILD=${MDVEC_CI_BUILD:-build}
 if [[ ${CI:-} != true && -d build-ci ]]; then BUILD=build-ci; fi
-lib=$(ls "$ROOT/$BUILD"/libmdvec/libmdvec.so.*.*.* 2>/dev/null | head -n1)
-[[ -n $lib ]] || { echo "contract: no libmdvec in $BUILD (the test stage builds it)" >&2; exit 1; }
+libs=("$ROOT/$BUILD"/libmdvec/libmdvec.so.*.*.*)
+lib=${libs[0]}
+[[ -f $lib ]] || { echo "contract: no libmdvec in $BUILD (the test stage builds it)" >&2; exit 1; }
 MDVEC_LIB=$lib PYTHONPATH=$ROOT/python python -m mdvec contract --quick --json "$OUT/contract.json"

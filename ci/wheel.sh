@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stage wheel: the README's first command in a fresh venv, `pip install .` (meson-python, build
-# isolation, the pinned mujoco), then `import mdvec` from another directory and `python -m mdvec demo`.
+# isolation, the pinned mujoco), then from another directory: `import mdvec`, the README's examples
+# (ci/readme.py) and `python -m mdvec demo`.
 source "$(dirname "$0")/lib.sh"
 WVENV=$ROOT/.venv-ci-wheel
 rm -rf "$WVENV"
@@ -24,4 +25,10 @@ env = mdvec.VecEnv(2)
 print("VecEnv(2).reset().shape:", env.reset().shape)
 env.close()
 PY
-"$WVENV/bin/python" -m mdvec demo --seconds 2
+"$WVENV/bin/python" "$ROOT/ci/readme.py" "$ROOT/README.md" "$ROOT/examples/c/hold_pose.c"
+"$WVENV/bin/python" -m mdvec demo
+if command -v readelf >/dev/null; then   # the installed library finds only the wheel's own libmujoco
+  rpath=$(readelf -d "$WVENV"/lib/python3*/site-packages/mdvec/libmdvec.so* | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p')
+  echo "libmdvec RUNPATH: $rpath"
+  [[ $rpath == '$ORIGIN/../mujoco' ]] || { echo "wheel: expected RUNPATH \$ORIGIN/../mujoco" >&2; exit 1; }
+fi

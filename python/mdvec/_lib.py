@@ -62,7 +62,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_seed": (c_int, [c_void_p, c_uint64]),
     "mdvec_reset": (c_int, [c_void_p]),
     "mdvec_reset_with_params": (c_int, [c_void_p, c_int, POINTER(Params)]),
-    "mdvec_step": (c_int, [c_void_p, POINTER(c_double)]),
+    "mdvec_step": (c_int, [c_void_p, c_void_p]),  # actions by address: (N x nu) C-contiguous float64
 }
 
 

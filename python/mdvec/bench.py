@@ -10,10 +10,11 @@ per window, outside the timing):
                 DuckEnv: one process per env, pinned to W CPUs (``--no-pin`` to leave them free)
   mujoco.batch  MuJoCo 4's own thread pool (``mujoco.batch.Batch``, nthread=W) plus vectorised numpy
                 for observations, reward v2, pushes and autoreset: what a MuJoCo 4 user would write
-  bare batch    the same Batch doing only ``substeps`` physics steps with fixed home ctrl: the
-                ceiling for Python-side stacks
-  bare C        ``build/bench/mdvec_bench --mode bare``: substeps x mj_step per env on W pthreads,
-                no task: the physics ceiling (skipped when the binary is not built)
+  bare batch    the same Batch doing only the physics: the task's ctrl from the same actions, shoves
+                drawn like the task's, ``substeps`` steps: the ceiling for Python-side stacks
+  bare C        ``build/bench/mdvec_bench --mode bare``: the same physics per env on mdvec's own
+                pool of W threads, no observation or reward: the physics ceiling (skipped when the
+                binary is not built)
 
 Windows alternate A B C D E F A B C ... so that drift of the machine biases every backend alike.
 Each window is a fixed number of vector steps per backend, sized once from a warmup to last about
@@ -373,34 +374,50 @@ class BatchBackend(Backend):
 
 
 class BareBatchBackend(Backend):
-    """Only the physics on ``mujoco.batch.Batch``: substeps x mj_step, home ctrl, home resets."""
+    """Only the physics on ``mujoco.batch.Batch``: the task's ctrl from the same actions, shoves drawn
+    like the task's, substeps x mj_step, home resets; no observation, reward or exact draws."""
 
-    name = "bare batch"  # ignores the actions: fixed home ctrl
+    name = "bare batch"
 
     def __init__(self, num_envs: int, workers: int, seed: int) -> None:
         self.cfg = TaskConfig()
         model = load(resolve_path())
-        self.home = inspect(model).home
+        self.info = inspect(model)
         self.batch = mujoco.batch.Batch(model, nsim=num_envs, nthread=workers)
+        self.ctrl, self.qvel = self.batch.bind("ctrl"), self.batch.bind("qvel")
+        self.rng = np.random.default_rng(seed)
+        self.n = num_envs
         self.t = 0
         self.notes = {"api": "mujoco.batch.Batch.step(nstep=substeps)", "nthread": self.batch.nthread,
-                      "ctrl": "home keyframe ctrl, fixed"}
+                      "ctrl": "home ctrl + action_scale * clip(action), as the task",
+                      "shoves": "n_pushes per episode, same window and speeds, own generator"}
 
     def reset(self) -> None:
-        self.batch.reset(keyframe=self.home)  # sets ctrl to the home ctrl too
+        cfg = self.cfg
+        self.batch.reset(keyframe=self.info.home)
         self.t = 0
+        lo, hi = cfg.push_window
+        self.push_steps = self.rng.integers(lo, hi, (self.n, cfg.n_pushes))
+        speed = self.rng.uniform(*cfg.push_speed, (self.n, cfg.n_pushes))
+        theta = self.rng.uniform(0.0, 2 * math.pi, (self.n, cfg.n_pushes))
+        self.push_vel = np.stack([speed * np.cos(theta), speed * np.sin(theta)], axis=-1)
 
     def step(self, actions: np.ndarray) -> None:
-        self.batch.step(nstep=self.cfg.substeps)
+        cfg, info = self.cfg, self.info
+        self.ctrl[:] = info.ctrl_home + cfg.action_scale * np.clip(actions, -1.0, 1.0)
+        hit = self.push_steps == self.t
+        if hit.any():
+            self.qvel[:, info.free_dof:info.free_dof + 2] += (hit[..., None] * self.push_vel).sum(axis=1)
+        self.batch.step(nstep=cfg.substeps)
         self.t += 1
-        if self.t >= self.cfg.episode_len:
+        if self.t >= cfg.episode_len:
             self.reset()
 
 
 class CBareBackend(Backend):
     """The C physics ceiling: one ``mdvec_bench --mode bare`` process per window (its own timing)."""
 
-    name = "bare C"  # ignores the actions: fixed home ctrl; only their count is used
+    name = "bare C"  # its own pre-generated uniform actions (same distribution); only their count is used
 
     def __init__(self, num_envs: int, workers: int, binary: Path) -> None:
         self.binary, self.num_envs, self.workers = binary, num_envs, workers

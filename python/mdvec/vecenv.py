@@ -97,7 +97,7 @@ class _Handle:
 
     def step(self, actions: np.ndarray) -> None:
         """Step every env with checked C-contiguous float64 actions."""
-        self.check(lib().mdvec_step(self.live(), actions.ctypes.data_as(ctypes.POINTER(ctypes.c_double))))
+        self.check(lib().mdvec_step(self.live(), actions.ctypes.data))
 
     def close(self) -> None:
         """Free the handle; the mapped arrays must not be used afterwards."""
@@ -137,9 +137,11 @@ class VecEnv:
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Step every env; a rejected call (bad shape, dtype or a non-finite value) changes nothing."""
         self._h.live()
-        self._h.step(check_actions(actions, self.num_envs, self.nu))
+        self._h.step(check_actions(actions, self.num_envs, self.nu, check_finite=False))
         h = self._h
-        info = {k: h.info[j].astype(self._dtypes[k]) for j, k in enumerate(self.info_keys)}
+        columns = h.info.copy()  # one copy; float fields are views of it, the rest converted
+        info = {k: columns[j] if self._dtypes[k] is np.float64 else columns[j].astype(self._dtypes[k])
+                for j, k in enumerate(self.info_keys)}
         info["terminal_obs"] = h.terminal_obs.copy()
         return h.obs.copy(), h.reward.copy(), h.done.copy(), info
 
@@ -154,7 +156,7 @@ class VecEnv:
     def step_into_buffers(self, actions: Any) -> None:
         """Step without copying results out; read them through ``buffers()``."""
         self._h.live()
-        self._h.step(check_actions(actions, self.num_envs, self.nu))
+        self._h.step(check_actions(actions, self.num_envs, self.nu, check_finite=False))
 
     def close(self) -> None:
         """Free the envs and threads; later calls raise RuntimeError."""
@@ -227,7 +229,7 @@ class Env:
         if a.shape != (self.nu,):
             raise ValueError(f"action: expected shape ({self.nu},), got {a.shape}")
         self._h.live()
-        self._h.step(check_actions(a.reshape(1, self.nu), 1, self.nu))
+        self._h.step(check_actions(a.reshape(1, self.nu), 1, self.nu, check_finite=False))
         h = self._h
         info = {k: _PYTHON_TYPE[self._dtypes[k]](h.info[j, 0]) for j, k in enumerate(self.info_keys)}
         return h.obs[0].copy(), float(h.reward[0]), bool(h.done[0]), info

@@ -14,11 +14,12 @@ def info_dtypes(keys: tuple[str, ...]) -> dict[str, type]:
     return {k: np.int64 if k == "t" else bool if k in _BOOL_KEYS else np.float64 for k in keys}
 
 
-def check_actions(actions: Any, num_envs: int, nu: int) -> np.ndarray:
+def check_actions(actions: Any, num_envs: int, nu: int, check_finite: bool = True) -> np.ndarray:
     """Return actions as a C-contiguous float64 (N, nu) array, or raise naming the problem.
 
     A float32 or float64 array of shape (N, nu), C- or F-ordered, is accepted; the copy is made
-    only when it is not already C-contiguous float64.
+    only when it is not already C-contiguous float64. ``check_finite=False`` leaves the NaN/inf
+    check to the caller (libmdvec makes it before stepping any env).
     """
     arr = np.asarray(actions)
     if arr.dtype.kind != "f":
@@ -26,7 +27,7 @@ def check_actions(actions: Any, num_envs: int, nu: int) -> np.ndarray:
     if arr.shape != (num_envs, nu):
         raise ValueError(f"actions: expected shape ({num_envs}, {nu}), got {arr.shape}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.isfinite(arr).all():
+    if check_finite and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"actions: non-finite value at env {bad[0]}, actuator {bad[1]}; no env was stepped")
     return arr
