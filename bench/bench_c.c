@@ -11,10 +11,15 @@
  *              shoves drawn like the task's, and `substeps x mj_step` on the env's own mjModel/mjData copy (home keyframe reset
  *              every episode_len steps), on mdvec's own worker pool (pool.c), env i on thread
  *              i mod T, one pool run per vector step: the physics ceiling for the task.
+ *   compare    per thread count, one mdvec and one bare engine (same N, same actions, each its own
+ *              action cursor) and --windows pairs of windows alternating mdvec, bare, mdvec, ... so
+ *              drift biases both alike: per row each one's median, the medians of the per-pair
+ *              ratios mdvec/bare (wall clock and per CPU-second) and each one's thread efficiency
+ *              against its own T = 1 row; the drift checks run on each row's mdvec windows.
  *
  * A window is a fixed number of vector steps (--window-steps, or derived once per engine from
  * --window-seconds and the warmup's rate); its rate is env-steps per wall-clock second. Actions for
- * both modes are pre-generated (uniform in [-1, 1] or all zero) and cycled. Before running, the machine
+ * every mode are pre-generated (uniform in [-1, 1] or all zero) and cycled. Before running, the machine
  * is recorded (cores, load, CPU model, governor, versions, date, build flags) and suspicious
  * conditions become entries of the JSON's "warnings" list. The JSON goes to --out (default
  * bench/results/c_<mode>_<timestamp>.json), a table to stdout and a line per window to stderr.
@@ -66,7 +71,7 @@
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
-typedef enum bench_mode_ { MODE_SWEEP, MODE_SUSTAINED, MODE_BARE } bench_mode;
+typedef enum bench_mode_ { MODE_SWEEP, MODE_SUSTAINED, MODE_BARE, MODE_COMPARE } bench_mode;
 
 typedef struct bench_opts_ {       /* the command line */
   bench_mode mode;                 /* what to run */
@@ -75,7 +80,7 @@ typedef struct bench_opts_ {       /* the command line */
   int envs;                        /* N, envs per engine */
   int window_steps;                /* vector steps per window; 0: derive from window_seconds */
   double window_seconds;           /* target window length when window_steps is 0 */
-  int windows;                     /* windows per row (sweep, bare) or in all (sustained) */
+  int windows;                     /* windows per row (sweep, bare), in all (sustained), pairs per row (compare) */
   int warmup_steps;                /* untimed vector steps before an engine's first window */
   int reference;                   /* nonzero: single-thread reference windows (sweep, bare) */
   int random_actions;              /* nonzero: uniform actions in [-1, 1]; zero: all-zero */
@@ -86,7 +91,13 @@ typedef struct bench_opts_ {       /* the command line */
 } bench_opts;
 
 static const char *mode_name(bench_mode mode) {
-  return mode == MODE_SWEEP ? "sweep" : mode == MODE_SUSTAINED ? "sustained" : "bare";
+  static const char *names[] = {"sweep", "sustained", "bare", "compare"};
+  return names[mode];
+}
+
+/* Return 1 when the mode runs single-thread reference windows (sweep and bare, unless turned off). */
+static int with_reference(const bench_opts *o) {
+  return o->reference && (o->mode == MODE_SWEEP || o->mode == MODE_BARE);
 }
 
 /*---------------------------------- Warnings ------------------------------------------------------*/
@@ -270,10 +281,7 @@ typedef struct bare_envs_ {        /* N envs of plain physics, shared by every b
 
 /* Return a uniform double in [0, 1) from a splitmix64 stream (the shoves need no numpy exactness). */
 static double bare_uniform(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+  return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
 }
 
 /* Put env i in the home keyframe and draw its shoves like the task: same count, window and speeds. */
