@@ -486,6 +486,15 @@ typedef struct row_ {              /* every window of one thread count */
   double median_cpu;               /* median env-steps per CPU-second (less sensitive to a busy machine) */
 } row;
 
+typedef struct pair_ {             /* compare: the bare side of one row and what its pairs gave */
+  row bare;                        /* the bare engine's windows; window k is paired with the row's k */
+  double ratio;                    /* median over pairs of mdvec rate / bare rate (wall clock) */
+  double ratio_cpu;                /* the same from env-steps per CPU-second */
+  double drift;                    /* largest |rate / first rate - 1| over the row's mdvec windows */
+  int unstable;                    /* drift > BENCH_UNSTABLE */
+  int trending;                    /* three consecutive mdvec windows move one way > BENCH_TREND */
+} pair;
+
 /* Return a window's env-steps per second of process CPU time. */
 static double cpu_rate(const window *w) {
   return w->rate * w->seconds / w->cpu_seconds;
@@ -508,54 +517,134 @@ static void progress(const char *label, int threads, int k, int n, const window 
           threads, k, of, w->rate, w->steps, w->seconds, w->cpu_seconds / w->seconds);
 }
 
+/* Make r an empty row of T threads with room for n windows; 0 or MDVEC_ERR_NOMEM. */
+static int row_alloc(row *r, int threads, int n) {
+  *r = (row){.threads = threads, .windows = calloc((size_t)n, sizeof *r->windows)};
+  return r->windows ? 0 : MDVEC_ERR_NOMEM;
+}
+
+/* Set a row's median rate and median CPU rate from its windows (NAN when it has none). */
+static void row_stats(row *r) {
+  double *rates = malloc((size_t)(r->nwindows > 0 ? r->nwindows : 1) * sizeof *rates);
+  r->median = r->median_cpu = NAN;
+  if (rates && r->nwindows > 0) {
+    for (int k = 0; k < r->nwindows; k++) rates[k] = r->windows[k].rate;
+    r->median = median(rates, r->nwindows);
+    for (int k = 0; k < r->nwindows; k++) rates[k] = cpu_rate(&r->windows[k]);
+    r->median_cpu = median(rates, r->nwindows);
+  }
+  free(rates);
+}
+
 /* Run n windows into r (allocated here); 0 or an error. */
 static int run_row(engine *e, int n, const char *label, row *r) {
-  r->threads = e->threads;
-  r->nwindows = 0;
-  r->windows = calloc((size_t)n, sizeof *r->windows);
-  if (!r->windows) return MDVEC_ERR_NOMEM;
-  double *rates = malloc((size_t)n * sizeof *rates);
-  if (!rates) return MDVEC_ERR_NOMEM;
+  if (row_alloc(r, e->threads, n) != 0) return MDVEC_ERR_NOMEM;
   int code = 0;
   for (int k = 0; k < n && code == 0; k++) {
     code = run_window(e, &r->windows[k]);
-    rates[k] = r->windows[k].rate;
     r->nwindows = k + 1;
     progress(label, e->threads, k + 1, n, &r->windows[k]);
   }
-  r->median = median(rates, r->nwindows);
-  for (int k = 0; k < r->nwindows; k++) rates[k] = cpu_rate(&r->windows[k]);
-  r->median_cpu = median(rates, r->nwindows);
-  free(rates);
+  row_stats(r);
+  return code;
+}
+
+/* Return the ratio of pair k, mdvec over bare: of wall-clock rates, or of CPU rates when cpu. */
+static double pair_ratio(const row *m, const pair *p, int k, int cpu) {
+  const window *a = &m->windows[k], *b = &p->bare.windows[k];
+  return cpu ? cpu_rate(a) / cpu_rate(b) : a->rate / b->rate;
+}
+
+/* Return the number of complete pairs of a compare row. */
+static int pair_count(const row *m, const pair *p) {
+  return m->nwindows < p->bare.nwindows ? m->nwindows : p->bare.nwindows;
+}
+
+/* Return the median of the row's pair ratios (wall clock, or CPU when cpu); NAN without pairs. */
+static double pair_median(const row *m, const pair *p, int cpu) {
+  int n = pair_count(m, p);
+  double *ratios = malloc((size_t)(n > 0 ? n : 1) * sizeof *ratios);
+  double result = NAN;
+  if (ratios && n > 0) {
+    for (int k = 0; k < n; k++) ratios[k] = pair_ratio(m, p, k, cpu);
+    result = median(ratios, n);
+  }
+  free(ratios);
+  return result;
+}
+
+/* Run n pairs of windows, mdvec then bare, into m and p->bare (allocated here); 0 or an error. */
+static int run_pairs(engine *em, engine *eb, int n, row *m, pair *p) {
+  if (row_alloc(m, em->threads, n) != 0 || row_alloc(&p->bare, eb->threads, n) != 0) return MDVEC_ERR_NOMEM;
+  int code = 0;
+  for (int k = 0; k < n && code == 0; k++) {
+    code = run_window(em, &m->windows[k]);
+    m->nwindows = k + 1;
+    progress("compare mdvec", em->threads, k + 1, n, &m->windows[k]);
+    if (code != 0) break;
+    code = run_window(eb, &p->bare.windows[k]);
+    p->bare.nwindows = k + 1;
+    progress("compare bare", eb->threads, k + 1, n, &p->bare.windows[k]);
+  }
+  row_stats(m);
+  row_stats(&p->bare);
+  p->ratio = pair_median(m, p, 0);
+  p->ratio_cpu = pair_median(m, p, 1);
   return code;
 }
 
 /*---------------------------------- Results -------------------------------------------------------*/
 
 typedef struct results_ {          /* everything a run produced */
-  row rows[BENCH_MAX_ROWS];        /* (nrows) one per thread count */
+  row rows[BENCH_MAX_ROWS];        /* (nrows) one per thread count (compare: the mdvec engine's) */
+  pair pairs[BENCH_MAX_ROWS];      /* compare: (nrows) the bare side and ratios of each row */
   int nrows;                       /* entries of rows */
   window refs[BENCH_MAX_ROWS + 1]; /* (nrefs) reference windows, T = 1, in time order */
   int nrefs;                       /* entries of refs */
   int ref_steps;                   /* vector steps per reference window */
-  double drift;                    /* largest |ref / first ref - 1| (sustained: over its windows) */
+  double drift;                    /* largest |ref / first ref - 1| (sustained: its windows; compare: worst row) */
   int unstable;                    /* drift > BENCH_UNSTABLE */
   int trending;                    /* three consecutive references move one way > BENCH_TREND */
   int substeps, episode_len;       /* the task shape the engines ran */
   machine before, after;           /* the machine at the start and at the end */
 } results;
 
-/* Compute the drift flags from the reference windows (sustained: the row's own windows). */
-static void check_drift(results *res, bench_mode mode) {
-  const window *w = mode == MODE_SUSTAINED ? res->rows[0].windows : res->refs;
-  int n = mode == MODE_SUSTAINED ? res->rows[0].nwindows : res->nrefs;
-  if (n < 2) return;
+/* Apply the drift checks to n windows: the largest drift from the first, unstable, trending. */
+static void window_drift(const window *w, int n, double *drift, int *unstable, int *trending) {
   double rates[BENCH_MAX_WINDOWS];
   if (n > BENCH_MAX_WINDOWS) n = BENCH_MAX_WINDOWS;
   for (int i = 0; i < n; i++) rates[i] = w[i].rate;
-  res->drift = max_drift(rates, n);
-  res->unstable = res->drift > BENCH_UNSTABLE;
-  res->trending = is_trending(rates, n);
+  *drift = n >= 2 ? max_drift(rates, n) : 0;
+  *unstable = *drift > BENCH_UNSTABLE;
+  *trending = is_trending(rates, n);
+}
+
+/* Compare mode: the drift checks on each row's mdvec windows; the run's flags are the worst row's. */
+static void check_pair_drift(results *res) {
+  for (int i = 0; i < res->nrows; i++) {
+    pair *p = &res->pairs[i];
+    window_drift(res->rows[i].windows, res->rows[i].nwindows, &p->drift, &p->unstable, &p->trending);
+    res->drift = fmax(res->drift, p->drift);
+    res->unstable |= p->unstable;
+    res->trending |= p->trending;
+    if (p->unstable) warn("unstable: an mdvec window at %d threads drifted %.1f%% from the row's first",
+                          res->rows[i].threads, 100 * p->drift);
+    if (p->trending) warn("trending: the mdvec windows at %d threads moved one way by more than %.0f%% over three "
+                          "windows", res->rows[i].threads, 100 * BENCH_TREND);
+  }
+}
+
+/* Compute the drift flags from the reference windows (sustained: the row's own windows; compare:
+ * each row's mdvec windows). */
+static void check_drift(results *res, bench_mode mode) {
+  if (mode == MODE_COMPARE) {
+    check_pair_drift(res);
+    return;
+  }
+  const window *w = mode == MODE_SUSTAINED ? res->rows[0].windows : res->refs;
+  int n = mode == MODE_SUSTAINED ? res->rows[0].nwindows : res->nrefs;
+  if (n < 2) return;
+  window_drift(w, n, &res->drift, &res->unstable, &res->trending);
   const char *what = mode == MODE_SUSTAINED ? "window rate" : "single-thread reference";
   if (res->unstable) warn("unstable: a %s drifted %.1f%% from the first", what, 100 * res->drift);
   if (res->trending) warn("trending: the %s moved one way by more than %.0f%% over three windows", what,
@@ -576,6 +665,19 @@ static double base_rate(const results *res) {
   return 0;
 }
 
+/* Return the bare engine's median at T = 1 in compare mode; 0 when T = 1 was not run. */
+static double bare_base_rate(const results *res) {
+  for (int i = 0; i < res->nrows; i++) {
+    if (res->rows[i].threads == 1) return res->pairs[i].bare.median;
+  }
+  return 0;
+}
+
+/* Return the thread efficiency of a median rate at T threads: rate / (T x base); NAN without a base. */
+static double efficiency(double rate, int threads, double base) {
+  return base > 0 ? rate / base / threads : NAN;
+}
+
 /* Write s as a JSON string. */
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -586,6 +688,12 @@ static void json_string(FILE *f, const char *s) {
     else fputc(c, f);
   }
   fputc('"', f);
+}
+
+/* Write x with the given decimals, or null when it is not finite. */
+static void json_number(FILE *f, double x, int decimals) {
+  if (isfinite(x)) fprintf(f, "%.*f", decimals, x);
+  else fputs("null", f);
 }
 
 /* Write a window as a JSON object. */
@@ -606,6 +714,61 @@ static void json_machine(FILE *f, const machine *m) {
   fputc('}', f);
 }
 
+/* Write a row as a JSON object: medians, speedup and efficiency against base (when > 0), windows. */
+static void json_row(FILE *f, const row *r, double base) {
+  double speedup = base > 0 ? r->median / base : NAN;
+  fprintf(f, "{\"threads\": %d, \"median_rate\": ", r->threads);
+  json_number(f, r->median, 3);
+  fprintf(f, ", \"median_cpu_rate\": ");
+  json_number(f, r->median_cpu, 3);
+  fprintf(f, ", ");
+  if (isfinite(speedup)) fprintf(f, "\"speedup\": %.4f, \"efficiency\": %.4f, ", speedup, speedup / r->threads);
+  fprintf(f, "\"windows\": [");
+  for (int k = 0; k < r->nwindows; k++) {
+    fprintf(f, "%s", k ? ", " : "");
+    json_window(f, &r->windows[k]);
+  }
+  fprintf(f, "]}");
+}
+
+/* Write the per-pair ratios of a compare row (wall clock, or CPU when cpu) as a JSON list. */
+static void json_pair_ratios(FILE *f, const row *m, const pair *p, int cpu) {
+  fputc('[', f);
+  for (int k = 0; k < pair_count(m, p); k++) {
+    fprintf(f, "%s", k ? ", " : "");
+    json_number(f, pair_ratio(m, p, k, cpu), 4);
+  }
+  fputc(']', f);
+}
+
+/* Write compare row i as a JSON object: ratios, the mdvec row's drift checks, both engines' rows. */
+static void json_pair(FILE *f, const results *res, int i) {
+  const row *m = &res->rows[i];
+  const pair *p = &res->pairs[i];
+  fprintf(f, "{\"threads\": %d, \"ratio_median\": ", m->threads);
+  json_number(f, p->ratio, 4);
+  fprintf(f, ", \"ratio_cpu_median\": ");
+  json_number(f, p->ratio_cpu, 4);
+  fprintf(f, ", \"pair_ratios\": ");
+  json_pair_ratios(f, m, p, 0);
+  fprintf(f, ", \"pair_ratios_cpu\": ");
+  json_pair_ratios(f, m, p, 1);
+  fprintf(f, ", \"drift\": %.4f, \"unstable\": %s, \"trending\": %s,\n     \"mdvec\": ", p->drift,
+          p->unstable ? "true" : "false", p->trending ? "true" : "false");
+  json_row(f, m, base_rate(res));
+  fprintf(f, ",\n     \"bare\": ");
+  json_row(f, &p->bare, bare_base_rate(res));
+  fputc('}', f);
+}
+
+/* Return the JSON's "backend" string of a mode. */
+static const char *backend_name(bench_mode mode) {
+  return mode == MODE_BARE      ? "bare physics (task ctrl + shoves + substeps x mj_step on mdvec's pool)"
+         : mode == MODE_COMPARE ? "mdvec_step vs bare physics (task ctrl + shoves + substeps x mj_step on "
+                                  "mdvec's pool), alternating windows"
+                                : "mdvec_step";
+}
+
 /* Write the whole run as JSON to path; 0 or -1. */
 static int write_json(const char *path, const bench_opts *o, const results *res) {
   FILE *f = fopen(path, "w");
@@ -615,8 +778,9 @@ static int write_json(const char *path, const bench_opts *o, const results *res)
   }
   double base = base_rate(res);
   fprintf(f, "{\n  \"tool\": \"mdvec_bench\",\n  \"mode\": \"%s\",\n", mode_name(o->mode));
-  fprintf(f, "  \"backend\": \"%s\",\n", o->mode == MODE_BARE ? "bare physics (substeps x mj_step, own pthreads)"
-                                                              : "mdvec_step");
+  fprintf(f, "  \"backend\": ");
+  json_string(f, backend_name(o->mode));
+  fprintf(f, ",\n");
   fprintf(f, "  \"machine\": ");
   json_machine(f, &res->before);
   fprintf(f, ",\n  \"machine_after\": ");
@@ -627,25 +791,21 @@ static int write_json(const char *path, const bench_opts *o, const results *res)
   json_string(f, MDVEC_BENCH_BUILD);
   fprintf(f, ",\n  \"model\": ");
   json_string(f, o->model ? o->model : o->mode == MODE_BARE ? MDVEC_BENCH_MODEL : "built-in default");
+  if (o->mode == MODE_COMPARE) {
+    fprintf(f, ",\n  \"bare_model\": ");
+    json_string(f, o->model ? o->model : MDVEC_BENCH_MODEL);
+  }
   fprintf(f, ",\n  \"config\": {\"envs\": %d, \"window_steps\": %d, \"window_seconds\": %g, \"windows\": %d, "
              "\"warmup_steps\": %d, \"reference\": %s, \"actions\": \"%s\", \"seed\": %llu, "
              "\"substeps\": %d, \"episode_len\": %d},\n",
           o->envs, o->window_steps, o->window_steps ? 0.0 : o->window_seconds, o->windows, o->warmup_steps,
-          o->reference ? "true" : "false", o->random_actions ? "uniform[-1,1]" : "zero",
+          with_reference(o) ? "true" : "false", o->random_actions ? "uniform[-1,1]" : "zero",
           (unsigned long long)o->seed, res->substeps, res->episode_len);
   fprintf(f, "  \"rows\": [");
   for (int i = 0; i < res->nrows; i++) {
-    const row *r = &res->rows[i];
-    double speedup = base > 0 ? r->median / base : NAN;
-    fprintf(f, "%s\n    {\"threads\": %d, \"median_rate\": %.3f, \"median_cpu_rate\": %.3f, ", i ? "," : "",
-            r->threads, r->median, r->median_cpu);
-    if (isfinite(speedup)) fprintf(f, "\"speedup\": %.4f, \"efficiency\": %.4f, ", speedup, speedup / r->threads);
-    fprintf(f, "\"windows\": [");
-    for (int k = 0; k < r->nwindows; k++) {
-      fprintf(f, "%s", k ? ", " : "");
-      json_window(f, &r->windows[k]);
-    }
-    fprintf(f, "]}");
+    fprintf(f, "%s\n    ", i ? "," : "");
+    if (o->mode == MODE_COMPARE) json_pair(f, res, i);
+    else json_row(f, &res->rows[i], base);
   }
   fprintf(f, "\n  ],\n  \"reference\": {\"threads\": 1, \"steps\": %d, \"windows\": [", res->ref_steps);
   for (int k = 0; k < res->nrefs; k++) {
@@ -662,11 +822,24 @@ static int write_json(const char *path, const bench_opts *o, const results *res)
   return fclose(f) == 0 ? 0 : -1;
 }
 
-/* Print the readable table on stdout. */
-static void print_table(const bench_opts *o, const results *res) {
+/* Print compare mode's rows on stdout: both medians, the ratio medians, both efficiencies. */
+static void print_pairs(const results *res) {
+  double base = base_rate(res), bare_base = bare_base_rate(res);
+  printf("%8s %16s %16s %13s %17s %10s %10s\n", "threads", "mdvec median/s", "bare median/s", "ratio median",
+         "ratio cpu median", "eff mdvec", "eff bare");
+  for (int i = 0; i < res->nrows; i++) {
+    const row *m = &res->rows[i];
+    const pair *p = &res->pairs[i];
+    double em = efficiency(m->median, m->threads, base), eb = efficiency(p->bare.median, m->threads, bare_base);
+    printf("%8d %16.0f %16.0f %13.3f %17.3f ", m->threads, m->median, p->bare.median, p->ratio, p->ratio_cpu);
+    if (isfinite(em) && isfinite(eb)) printf("%10.2f %10.2f\n", em, eb);
+    else printf("%10s %10s\n", "-", "-");
+  }
+}
+
+/* Print the rows of sweep, sustained and bare on stdout: rates, speedup, efficiency, CPU use. */
+static void print_rows(const results *res) {
   double base = base_rate(res);
-  printf("mdvec_bench %s: %d envs, %s actions, MuJoCo %s, %ld cores, load %.2f\n", mode_name(o->mode), o->envs,
-         o->random_actions ? "uniform[-1,1]" : "zero", mj_versionString(), res->before.cores, res->before.load[0]);
   printf("%8s %14s %14s %14s %8s %10s %9s %14s\n", "threads", "median/s", "min/s", "max/s", "speedup", "efficiency",
          "cpu/wall", "per cpu-s");
   for (int i = 0; i < res->nrows; i++) {
@@ -683,12 +856,20 @@ static void print_table(const bench_opts *o, const results *res) {
     else printf("%8s %10s", "-", "-");
     printf(" %9.2f %14.0f\n", cpu / wall, r->median_cpu);
   }
+}
+
+/* Print the readable table on stdout. */
+static void print_table(const bench_opts *o, const results *res) {
+  printf("mdvec_bench %s: %d envs, %s actions, MuJoCo %s, %ld cores, load %.2f\n", mode_name(o->mode), o->envs,
+         o->random_actions ? "uniform[-1,1]" : "zero", mj_versionString(), res->before.cores, res->before.load[0]);
+  if (o->mode == MODE_COMPARE) print_pairs(res);
+  else print_rows(res);
   if (res->nrefs > 0) {
     printf("single-thread references (env-steps/s):");
     for (int k = 0; k < res->nrefs; k++) printf(" %.0f", res->refs[k].rate);
     printf("\n");
   }
-  printf("drift %.1f%%%s%s; %d warning(s)\n", 100 * res->drift, res->unstable ? ", UNSTABLE" : "",
+  printf("drift %.1f%%%s%s%s; %d warning(s)\n", 100 * res->drift, o->mode == MODE_COMPARE ? " (mdvec windows)" : "", res->unstable ? ", UNSTABLE" : "",
          res->trending ? ", TRENDING" : "", g_nwarnings);
 }
 
@@ -696,20 +877,21 @@ static void print_table(const bench_opts *o, const results *res) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: mdvec_bench [--mode sweep|sustained|bare] [options]\n"
-          "  --threads LIST        thread counts, e.g. 1,2,4,8 (sweep, bare; default 1,2,4,8 capped by\n"
+          "usage: mdvec_bench [--mode sweep|sustained|bare|compare] [options]\n"
+          "  --threads LIST        thread counts, e.g. 1,2,4,8 (sweep, bare, compare; default 1,2,4,8 capped by\n"
           "                        MDVEC_THREAD_BUDGET and envs); sustained uses the first (default:\n"
           "                        min(cores, budget, envs))\n"
           "  --envs N              envs per engine (default 16)\n"
           "  --window-steps S      vector steps per window (default 50)\n"
           "  --window-seconds X    instead: size windows from the warmup's rate to last about X s\n"
-          "  --windows K           windows per thread count (default 3; sustained: 20)\n"
+          "  --windows K           windows per thread count (default 3; sustained: 20; compare: 10\n"
+          "                        pairs of an mdvec and a bare window)\n"
           "  --warmup-steps S      untimed steps before an engine's first window (default 10)\n"
           "  --no-reference        skip the single-thread reference windows (sweep, bare)\n"
           "  --actions random|zero uniform actions in [-1,1] (default) or all zero\n"
           "  --seed S              env and action seed (default 0)\n"
           "  --allow-overcommit    keep thread counts above MDVEC_THREAD_BUDGET (%d)\n"
-          "  --model PATH          MJCF (default: built-in duck; bare: %s)\n"
+          "  --model PATH          MJCF (default: built-in duck; bare, and compare's bare side: %s)\n"
           "  --out PATH            JSON output (default %s/c_<mode>_<timestamp>.json)\n",
           MDVEC_THREAD_BUDGET, MDVEC_BENCH_MODEL, MDVEC_BENCH_RESULTS);
 }
@@ -726,6 +908,17 @@ static int parse_threads(const char *s, bench_opts *o) {
     if (*end && *end != ',') return -1;
   }
   return o->nthreads > 0 ? 0 : -1;
+}
+
+/* Parse a mode name into *mode; 0 or -1. */
+static int parse_mode(const char *s, bench_mode *mode) {
+  for (int m = MODE_SWEEP; m <= MODE_COMPARE; m++) {
+    if (!strcmp(s, mode_name((bench_mode)m))) {
+      *mode = (bench_mode)m;
+      return 0;
+    }
+  }
+  return -1;
 }
 
 /* Parse a positive int; 0 or -1. */
@@ -761,10 +954,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       fprintf(stderr, "mdvec_bench: unknown option %s\n", a);
       return -1;
     } else if (!v) bad = 1;
-    else if (!strcmp(a, "--mode")) {
-      bad = strcmp(v, "sweep") && strcmp(v, "sustained") && strcmp(v, "bare");
-      o->mode = !strcmp(v, "sweep") ? MODE_SWEEP : !strcmp(v, "sustained") ? MODE_SUSTAINED : MODE_BARE;
-    } else if (!strcmp(a, "--threads")) bad = parse_threads(v, o);
+    else if (!strcmp(a, "--mode")) bad = parse_mode(v, &o->mode);
+    else if (!strcmp(a, "--threads")) bad = parse_threads(v, o);
     else if (!strcmp(a, "--envs")) bad = parse_int(v, &o->envs);
     else if (!strcmp(a, "--window-steps")) bad = parse_int(v, &o->window_steps);
     else if (!strcmp(a, "--window-seconds")) {
@@ -786,7 +977,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     }
     i += used;
   }
-  if (o->windows == 0) o->windows = o->mode == MODE_SUSTAINED ? 20 : 3;
+  if (o->windows == 0) o->windows = o->mode == MODE_SUSTAINED ? 20 : o->mode == MODE_COMPARE ? 10 : 3;
   if (o->windows > BENCH_MAX_WINDOWS) o->windows = BENCH_MAX_WINDOWS;
   return 0;
 }
@@ -825,13 +1016,14 @@ static void settle_threads(bench_opts *o, long cores) {
 /*---------------------------------- Running -------------------------------------------------------*/
 
 typedef struct shared_ {           /* what every engine of the run shares */
-  double *actions;                 /* pre-generated action batches, the same for both modes */
-  bare_envs *bare;                 /* bare: the envs (NULL for mdvec) */
+  double *actions;                 /* pre-generated action batches, the same for every mode */
+  bare_envs *bare;                 /* bare, compare: the envs (NULL otherwise) */
 } shared;
 
-/* Make and warm up an engine with T threads; 0, or an error with err filled. */
-static int engine_open(engine *e, const bench_opts *o, const shared *sh, int threads, char *err, size_t size) {
-  if (o->mode == MODE_BARE) {
+/* Make and warm up an engine with T threads, bare or mdvec; 0, or an error with err filled. */
+static int engine_open(engine *e, const bench_opts *o, const shared *sh, int threads, int bare, char *err,
+                       size_t size) {
+  if (bare) {
     *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare, .actions = sh->actions,
                   .nu = sh->bare->nu};
     if (mdv_pool_create(&e->pool, threads, err, size) != 0) return -1;
@@ -853,19 +1045,39 @@ static int reference_window(engine *ref, results *res) {
   return code;
 }
 
+/* Run compare mode: per thread count an mdvec and a bare engine, windows alternating; 0 or an
+ * error with err filled. */
+static int run_compare(const bench_opts *o, const shared *sh, results *res, char *err, size_t size) {
+  int code = 0;
+  for (int i = 0; i < o->nthreads && code == 0; i++) {
+    engine m = {0}, b = {0};
+    code = engine_open(&m, o, sh, o->threads[i], 0, err, size);
+    if (code == 0) code = engine_open(&b, o, sh, o->threads[i], 1, err, size);
+    if (code == 0) {
+      code = run_pairs(&m, &b, o->windows, &res->rows[res->nrows], &res->pairs[res->nrows]);
+      res->nrows++;
+      if (code != 0) snprintf(err, size, "stepping failed (threads %d)", o->threads[i]);
+    }
+    engine_close(&m);
+    engine_close(&b);
+  }
+  return code;
+}
+
 /* Run the mode's rows (and references); 0 or an error with err filled. */
 static int run_all(const bench_opts *o, const shared *sh, results *res, char *err, size_t size) {
+  if (o->mode == MODE_COMPARE) return run_compare(o, sh, res, err, size);
   engine ref = {0};
   int code = 0;
-  int with_ref = o->reference && o->mode != MODE_SUSTAINED;
+  int with_ref = with_reference(o), bare = o->mode == MODE_BARE;
   if (with_ref) {
-    code = engine_open(&ref, o, sh, 1, err, size);
+    code = engine_open(&ref, o, sh, 1, bare, err, size);
     res->ref_steps = ref.window_steps;
     if (code == 0) code = reference_window(&ref, res);
   }
   for (int i = 0; i < o->nthreads && code == 0; i++) {
     engine e = {0};
-    code = engine_open(&e, o, sh, o->threads[i], err, size);
+    code = engine_open(&e, o, sh, o->threads[i], bare, err, size);
     if (code == 0) {
       code = run_row(&e, o->windows, mode_name(o->mode), &res->rows[res->nrows++]);
       if (code != 0) snprintf(err, size, "stepping failed (threads %d)", o->threads[i]);
@@ -884,7 +1096,7 @@ static int shared_open(const bench_opts *o, shared *sh, results *res, char *err,
   res->substeps = cfg.substeps;
   res->episode_len = cfg.episode_len;
   *sh = (shared){0};
-  if (o->mode == MODE_BARE) {
+  if (o->mode == MODE_BARE || o->mode == MODE_COMPARE) {
     cfg.seed = o->seed;
     sh->bare = bare_create(o->model ? o->model : MDVEC_BENCH_MODEL, o->envs, &cfg, err, size);
     if (!sh->bare) return -1;
@@ -943,7 +1155,10 @@ int main(int argc, char **argv) {
     if (write_json(out, &o, &res) == 0) printf("wrote %s\n", out);
     else code = -1;
   }
-  for (int i = 0; i < res.nrows; i++) free(res.rows[i].windows);
+  for (int i = 0; i < res.nrows; i++) {
+    free(res.rows[i].windows);
+    free(res.pairs[i].bare.windows);
+  }
   free(sh.actions);
   bare_destroy(sh.bare);
   return code == 0 ? 0 : 1;

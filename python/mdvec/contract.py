@@ -8,6 +8,7 @@ reward, flag and info value, how many are bit-identical and how many are merely 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from .vecenv import Env, VecEnv
 
 OBS_TOL = 1e-6
 REWARD_RTOL = 1e-9
-REAL_DUCK = Path(__file__).resolve().parents[3] / "shared" / "models" / "open_duck_mini_v2"
+# The real Open Duck Mini v2 (test data beside a checkout, never shipped); $MDVEC_REAL_DUCK overrides.
+REAL_DUCK = Path(os.environ.get("MDVEC_REAL_DUCK",
+                                Path(__file__).resolve().parents[3] / "shared" / "models" / "open_duck_mini_v2"))
 
 
 @dataclass
