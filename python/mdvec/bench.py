@@ -153,7 +153,22 @@ class Backend:
         return max(1, round(seconds / per_step))
 
 
-class MdvecBackend(Backend):
+class VecEnvBackend(Backend):
+    """A backend that drives one vector env object (``self.env``) with reset/step/close."""
+
+    env: Any
+
+    def reset(self) -> None:
+        self.env.reset()
+
+    def step(self, actions: np.ndarray) -> None:
+        self.env.step(actions)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class MdvecBackend(VecEnvBackend):
     """mdvec.VecEnv on W threads, stepped through ``step`` (results copied out, as the others)."""
 
     name = "mdvec"
@@ -165,17 +180,8 @@ class MdvecBackend(Backend):
         self.notes = {"api": "VecEnv.step (copies obs, reward, done, info out)", "threads": self.env.threads,
                       "allow_overcommit": workers > THREAD_BUDGET, "library_version": lib().mdvec_version()}
 
-    def reset(self) -> None:
-        self.env.reset()
 
-    def step(self, actions: np.ndarray) -> None:
-        self.env.step(actions)
-
-    def close(self) -> None:
-        self.env.close()
-
-
-class ProcessesBackend(Backend):
+class ProcessesBackend(VecEnvBackend):
     """The reference ProcVecEnv: DuckEnvs on W spawned worker processes behind pipes."""
 
     name = "processes"
@@ -183,15 +189,6 @@ class ProcessesBackend(Backend):
     def __init__(self, num_envs: int, workers: int, seed: int) -> None:
         self.env = ProcVecEnv(num_envs, seed=seed, workers=workers)
         self.notes = {"api": "ProcVecEnv.step", "processes": workers, "context": "spawn"}
-
-    def reset(self) -> None:
-        self.env.reset()
-
-    def step(self, actions: np.ndarray) -> None:
-        self.env.step(actions)
-
-    def close(self) -> None:
-        self.env.close()
 
 
 if gymnasium is not None:
@@ -220,7 +217,7 @@ def _gym_env_factory(seed: int) -> Any:
     return functools.partial(DuckGymEnv, seed=seed)
 
 
-class GymnasiumBackend(Backend):
+class GymnasiumBackend(VecEnvBackend):
     """gymnasium.vector.AsyncVectorEnv (shared memory, spawn): one process per env.
 
     Gymnasium has no workers knob, so with more envs than workers its processes are pinned to W
@@ -246,12 +243,6 @@ class GymnasiumBackend(Backend):
 
     def reset(self) -> None:
         self.env.reset(seed=self._seed)
-
-    def step(self, actions: np.ndarray) -> None:
-        self.env.step(actions)
-
-    def close(self) -> None:
-        self.env.close()
 
 
 def _pin(processes: list[Any], workers: int) -> list[int] | None:
@@ -356,7 +347,7 @@ class BatchDuck:
         return reward, terms
 
 
-class BatchBackend(Backend):
+class BatchBackend(VecEnvBackend):
     """The task in numpy over ``mujoco.batch.Batch`` (MuJoCo 4's thread pool, nthread=W)."""
 
     name = "mujoco.batch"
@@ -366,11 +357,8 @@ class BatchBackend(Backend):
         self.notes = {"api": "mujoco.batch.Batch.step(nstep=substeps, stage=mjSTAGE_ACC) + numpy",
                       "nthread": self.env.batch.nthread, "persistent": False, "bit_identical": False}
 
-    def reset(self) -> None:
-        self.env.reset()
-
-    def step(self, actions: np.ndarray) -> None:
-        self.env.step(actions)
+    def close(self) -> None:
+        """Nothing to free: the Batch goes with the object."""
 
 
 class BareBatchBackend(Backend):

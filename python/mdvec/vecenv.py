@@ -106,7 +106,27 @@ class _Handle:
             self.ptr = None
 
 
-class VecEnv:
+class _HandleOwner:
+    """Closing and context-manager use for the classes that own a ``_Handle`` as ``self._h``."""
+
+    _h: _Handle
+
+    def close(self) -> None:
+        """Free the envs and threads; later calls raise RuntimeError."""
+        self._h.close()
+
+    def __enter__(self):  # noqa: ANN204 - returns the subclass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if hasattr(self, "_h"):
+            self._h.close()
+
+
+class VecEnv(_HandleOwner):
     """N duck envs in C on T threads; the same signature and results as ``reference.ProcVecEnv``.
 
     ``reset()`` returns obs (N, obs_dim) float32. ``step(actions)`` takes (N, nu) float32/float64
@@ -158,22 +178,8 @@ class VecEnv:
         self._h.live()
         self._h.step(check_actions(actions, self.num_envs, self.nu, check_finite=False))
 
-    def close(self) -> None:
-        """Free the envs and threads; later calls raise RuntimeError."""
-        self._h.close()
 
-    def __enter__(self) -> "VecEnv":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if hasattr(self, "_h"):
-            self._h.close()
-
-
-class Env:
+class Env(_HandleOwner):
     """One duck env in C; the same interface and results as ``reference.DuckEnv`` (no autoreset)."""
 
     def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None,
@@ -233,20 +239,6 @@ class Env:
         h = self._h
         info = {k: _PYTHON_TYPE[self._dtypes[k]](h.info[j, 0]) for j, k in enumerate(self.info_keys)}
         return h.obs[0].copy(), float(h.reward[0]), bool(h.done[0]), info
-
-    def close(self) -> None:
-        """Free the env; later calls raise RuntimeError."""
-        self._h.close()
-
-    def __enter__(self) -> "Env":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if hasattr(self, "_h"):
-            self._h.close()
 
 
 def episode_params(reference_env: Any) -> EpisodeParams:

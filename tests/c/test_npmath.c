@@ -11,42 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*---------------------------------- Harness ------------------------------------------------*/
-
-static long g_passed = 0, g_failed = 0;
-
-/* Compare two uint64 values; on failure print where, what and both values. */
-#define CHECK_U64(what, got, want)                                                          \
-  do {                                                                                      \
-    uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                              \
-    if (got_ == want_) {                                                                    \
-      ++g_passed;                                                                           \
-    } else {                                                                                \
-      if (g_failed < 30) {                                                                  \
-        fprintf(stderr, "%s:%d: %s: got 0x%016" PRIx64 ", want 0x%016" PRIx64 "\n",         \
-                __FILE__, __LINE__, what, got_, want_);                                     \
-      }                                                                                     \
-      ++g_failed;                                                                           \
-    }                                                                                       \
-  } while (0)
-
-#define CHECK(what, cond) CHECK_U64(what, (cond) ? 1 : 0, 1)
-
-static uint64_t bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-static double dbl(uint64_t u) {
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-static char g_what[160];  /* label of the current check */
-
-#define WHAT(...) (snprintf(g_what, sizeof g_what, __VA_ARGS__), g_what)
+#include "check.h"
 
 /*---------------------------------- Arrays -------------------------------------------------*/
 
@@ -103,21 +68,21 @@ static void test_sum(void) {
   const double a[14] = {1e16, 1, 1, 1, 1, 1, 1, 1, -1e16, 0, 0, 0, 0, 0};
   double seq = 0.0;
   for (int i = 0; i < 14; i++) seq += a[i];
-  CHECK("np.sum tree gives 6", mdv_np_sum(a, 14) == 6.0);
-  CHECK("left-to-right gives 0", seq == 0.0);
+  CHECK_THAT("np.sum tree gives 6", mdv_np_sum(a, 14) == 6.0);
+  CHECK_THAT("left-to-right gives 0", seq == 0.0);
 
   CHECK_U64("np.sum(empty)", bits(mdv_np_sum(x, 0)), fx_empty_sum);
-  CHECK("np.mean(empty) is NaN", fx_empty_mean != fx_empty_mean || mdv_np_mean(x, 0) != 0.0);
+  CHECK_THAT("np.mean(empty) is NaN", fx_empty_mean != fx_empty_mean || mdv_np_mean(x, 0) != 0.0);
   CHECK_U64("np.mean(empty)", bits(mdv_np_mean(x, 0)), fx_empty_mean);
 }
 
 static void test_pow(void) {
-  CHECK("pow(x, 2.0) != x*x cases exist", FX_POW2_FOUND > 0);
+  CHECK_THAT("pow(x, 2.0) != x*x cases exist", FX_POW2_FOUND > 0);
   for (int i = 0; i < FX_POW2_N; i++) {
     double x = dbl(fx_pow2[i][0]);
     CHECK_U64(WHAT("python %a ** 2.0", x), bits(mdv_py_pow(x, 2.0)), fx_pow2[i][1]);
     CHECK_U64(WHAT("numpy arr ** 2 at %a", x), bits(mdv_np_square(x)), fx_pow2[i][2]);
-    CHECK(WHAT("pow(%a, 2) differs from x*x", x), fx_pow2[i][1] != fx_pow2[i][2]);
+    CHECK_THAT(WHAT("pow(%a, 2) differs from x*x", x), fx_pow2[i][1] != fx_pow2[i][2]);
   }
   for (int i = 0; i < FX_POW_N; i++) {
     double x = dbl(fx_pow[i][0]), y = dbl(fx_pow[i][1]);
@@ -141,6 +106,5 @@ int main(void) {
   test_sum();
   test_pow();
   test_clip();
-  printf("test_npmath: %ld passed, %ld failed\n", g_passed, g_failed);
-  return g_failed != 0;
+  return check_summary("test_npmath");
 }

@@ -10,42 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/*---------------------------------- Harness ------------------------------------------------*/
-
-static long g_passed = 0, g_failed = 0;
-
-/* Compare two uint64 values; on failure print where, what and both values. */
-#define CHECK_U64(what, got, want)                                                          \
-  do {                                                                                      \
-    uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                              \
-    if (got_ == want_) {                                                                    \
-      ++g_passed;                                                                           \
-    } else {                                                                                \
-      if (g_failed < 30) {                                                                  \
-        fprintf(stderr, "%s:%d: %s: got 0x%016" PRIx64 ", want 0x%016" PRIx64 "\n",         \
-                __FILE__, __LINE__, what, got_, want_);                                     \
-      }                                                                                     \
-      ++g_failed;                                                                           \
-    }                                                                                       \
-  } while (0)
-
-#define CHECK(what, cond) CHECK_U64(what, (cond) ? 1 : 0, 1)
-
-static uint64_t bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-static double dbl(uint64_t u) {
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-static char g_what[160];  /* label of the current check */
-
-#define WHAT(...) (snprintf(g_what, sizeof g_what, __VA_ARGS__), g_what)
+#include "check.h"
 
 /*---------------------------------- Tests --------------------------------------------------*/
 
@@ -57,7 +22,7 @@ static void test_seed(void) {
     CHECK_U64(WHAT("seed %d state lo", s), (uint64_t)g.state, fx_seed_state[s][1]);
     CHECK_U64(WHAT("seed %d inc hi", s), (uint64_t)(g.inc >> 64), fx_seed_state[s][2]);
     CHECK_U64(WHAT("seed %d inc lo", s), (uint64_t)g.inc, fx_seed_state[s][3]);
-    CHECK(WHAT("seed %d buffer empty", s), g.has_uint32 == 0 && g.uinteger == 0);
+    CHECK_THAT(WHAT("seed %d buffer empty", s), g.has_uint32 == 0 && g.uinteger == 0);
   }
 }
 
@@ -165,7 +130,7 @@ static void test_integers(void) {
         int64_t v = mdv_pcg64_integers(&g, lo, hi);
         if (i < 4) CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ")[%d]", s, lo, hi, i),
                              v, fx_irange_first[s][r][i]);
-        CHECK(WHAT("integers in range"), v >= lo && v < hi);
+        CHECK_THAT(WHAT("integers in range"), v >= lo && v < hi);
         h = fx_hash(h, (uint64_t)v);
       }
       CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ") hash", s, lo, hi), h,
@@ -211,7 +176,7 @@ static void test_choice(void) {
   CHECK_U64("integers(3, 3)", mdv_pcg64_integers(&g, 3, 3), 3);
   CHECK_U64("choice k > pop", mdv_pcg64_choice(&g, 5, 6, g_out), (uint64_t)-1);
   CHECK_U64("choice k < 0", mdv_pcg64_choice(&g, 5, -1, g_out), (uint64_t)-1);
-  CHECK("refused choice draws nothing", g.state == g0.state && g.has_uint32 == g0.has_uint32);
+  CHECK_THAT("refused choice draws nothing", g.state == g0.state && g.has_uint32 == g0.has_uint32);
 }
 
 /* The mixed stream: every kind of call on one generator, checking that numpy's buffered
@@ -233,7 +198,7 @@ static void test_sequence(void) {
         case 5: got = (uint64_t)mdv_pcg64_integers(&g, (int64_t)op->a, (int64_t)op->b); break;
         default: {
           int64_t k = (int64_t)op->b;
-          CHECK("sequence choice rc", mdv_pcg64_choice(&g, (int64_t)op->a, k, g_out) == 0);
+          CHECK_THAT("sequence choice rc", mdv_pcg64_choice(&g, (int64_t)op->a, k, g_out) == 0);
           if (k > FX_SEQ_MAX_LISTED) {
             uint64_t h = FX_H0;
             for (int64_t j = 0; j < k; j++) h = fx_hash(h, (uint64_t)g_out[j]);
@@ -264,6 +229,5 @@ int main(void) {
   test_integers();
   test_choice();
   test_sequence();
-  printf("test_rng: %ld passed, %ld failed\n", g_passed, g_failed);
-  return g_failed != 0;
+  return check_summary("test_rng");
 }
