@@ -13,9 +13,11 @@
  *   mdvec_destroy(env);
  *
  * MuJoCo inside the envs: instabilities are MuJoCo warnings, which reset that env's mjData exactly as
- * they do in the reference. A MuJoCo *error* (mju_error) goes to MuJoCo's process-wide handler, which
- * mdvec leaves alone because other users of libmujoco in the process (the mujoco Python bindings)
- * own it; models are checked at mdvec_create so that none is expected while stepping.
+ * they do in the reference. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the
+ * contacts of a fall) is trapped per env on the thread that raised it: that env stops, the others
+ * carry on, and the call returns MDVEC_ERR_PHYSICS naming it; stepping again needs a reset of the
+ * handle (mdvec_reset) or of that env (mdvec_reset_with_params). The process-wide MuJoCo handler,
+ * which other users of libmujoco in the process own, is never touched.
  *
  * Stability: this header is the stable ABI of major version MDVEC_VERSION_MAJOR. Structs passed in
  * carry their size in their first field; new fields are only ever appended. Functions never change
@@ -62,6 +64,7 @@ MDVEC_API int mdvec_mujoco_version(void);
 #define MDVEC_ERR_ACTION -7    /* an action is not finite; no env was stepped */
 #define MDVEC_ERR_STATE -8     /* call out of order (step before reset) */
 #define MDVEC_ERR_PARAMS -9    /* malformed episode parameters (the message names the field) */
+#define MDVEC_ERR_PHYSICS -10  /* MuJoCo raised an error in an env; that env stopped (message names it) */
 
 /* Return a static description of a result code ("unknown code" for others). */
 MDVEC_API const char *mdvec_strerror(int code);
@@ -179,9 +182,11 @@ MDVEC_API int mdvec_reset(mdvec_t *env);
 MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t *params);
 
 /* Step every env with actions (N x nu, C order, float64, read during the call); return MDVEC_OK, or
- * MDVEC_ERR_ACTION without stepping any env when an action is not finite. Actions are clipped to
- * [-1, 1]. With autoreset, a finished env's next first observation replaces its row of mdvec_obs
- * while mdvec_terminal_obs keeps its final one. */
+ * MDVEC_ERR_ACTION without stepping any env when an action is not finite, MDVEC_ERR_STATE when an
+ * env was never reset or stopped on an error, MDVEC_ERR_PHYSICS when MuJoCo raised an error in an
+ * env during this step (the other envs stepped). Actions are clipped to [-1, 1]. With autoreset, a
+ * finished env's next first observation replaces its row of mdvec_obs while mdvec_terminal_obs keeps
+ * its final one. */
 MDVEC_API int mdvec_step(mdvec_t *env, const double *actions);
 
 #ifdef __cplusplus

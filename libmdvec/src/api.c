@@ -1,5 +1,6 @@
 /* The public API: argument checks, error codes and messages, create/destroy/reset/step. */
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "mdvec.h"
 #include "model.h"
 #include "pool.h"
+#include "trap.h"
 
 struct mdvec_ {
   mdvec_config_t cfg;        /* the configuration, strings owned below */
@@ -42,6 +44,7 @@ const char *mdvec_strerror(int code) {
     case MDVEC_ERR_ACTION: return "non-finite action";
     case MDVEC_ERR_STATE: return "call out of order";
     case MDVEC_ERR_PARAMS: return "invalid episode parameters";
+    case MDVEC_ERR_PHYSICS: return "MuJoCo error in an env";
     default: return "unknown code";
   }
 }
@@ -234,27 +237,71 @@ const double *mdvec_info(const mdvec_t *h) { return h ? h->info : NULL; }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
+/* Reset env i from its generator (a trapped job). */
+static void reset_env(mdvec_t *h, int i, const void *unused) {
+  (void)unused;
+  mdv_duck_reset(&h->envs[i], h->obs + (size_t)i * (6 + 3 * h->tm.nu));
+}
+
+/* Reset env i with checked episode parameters (a trapped job). */
+static void reset_env_with(mdvec_t *h, int i, const void *params) {
+  mdv_duck_reset_with_params(&h->envs[i], params, h->obs + (size_t)i * (6 + 3 * h->tm.nu));
+}
+
+/* Step env i, autoresetting it when it finishes (a trapped job). */
+static void step_env(mdvec_t *h, int i, const void *unused) {
+  (void)unused;
+  int n = h->cfg.num_envs, nu = h->tm.nu, obs_dim = 6 + 3 * nu;
+  float *obs = h->obs + (size_t)i * obs_dim, *terminal = h->terminal_obs + (size_t)i * obs_dim;
+  mdv_duck_out out = {terminal, &h->reward[i], &h->done[i], &h->info[i], n};
+  mdv_duck_step(&h->envs[i], h->actions + (size_t)i * nu, &out);
+  if (h->done[i] && h->cfg.autoreset) {
+    mdv_duck_reset(&h->envs[i], obs);
+  } else {
+    memcpy(obs, terminal, sizeof(float) * (size_t)obs_dim);
+  }
+}
+
+typedef void (*env_job)(mdvec_t *h, int i, const void *arg);
+
+/* Run job on env i with MuJoCo errors trapped: an error stops that env, not the process. */
+static void trapped(mdvec_t *h, int i, env_job job, const void *arg) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  if (setjmp(trap.env) == 0) {
+    job(h, i, arg);
+  } else {
+    mdv_duck *e = &h->envs[i];
+    e->failed = 1;
+    snprintf(e->error, sizeof e->error, "%s", trap.message);
+  }
+  mdv_trap_end(&trap);
+}
+
 /* Reset the envs of one thread (env i runs on thread i mod T). */
 static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
-  int obs_dim = 6 + 3 * h->tm.nu;
-  for (int i = thread; i < h->cfg.num_envs; i += threads) mdv_duck_reset(&h->envs[i], h->obs + (size_t)i * obs_dim);
+  for (int i = thread; i < h->cfg.num_envs; i += threads) trapped(h, i, reset_env, NULL);
 }
 
-/* Step the envs of one thread, autoresetting those that finish. */
+/* Step the envs of one thread. */
 static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
-  int n = h->cfg.num_envs, nu = h->tm.nu, obs_dim = 6 + 3 * nu;
-  for (int i = thread; i < n; i += threads) {
-    float *obs = h->obs + (size_t)i * obs_dim, *terminal = h->terminal_obs + (size_t)i * obs_dim;
-    mdv_duck_out out = {terminal, &h->reward[i], &h->done[i], &h->info[i], n};
-    mdv_duck_step(&h->envs[i], h->actions + (size_t)i * nu, &out);
-    if (h->done[i] && h->cfg.autoreset) {
-      mdv_duck_reset(&h->envs[i], obs);
-    } else {
-      memcpy(obs, terminal, sizeof(float) * (size_t)obs_dim);
+  for (int i = thread; i < h->cfg.num_envs; i += threads) trapped(h, i, step_env, NULL);
+}
+
+/* Return MDVEC_ERR_PHYSICS naming the first env that failed during the last pool run, or MDVEC_OK. */
+static int physics_errors(mdvec_t *h, const char *call) {
+  int failed = 0, first = -1;
+  for (int i = 0; i < h->cfg.num_envs; i++) {
+    if (h->envs[i].failed) {
+      failed++;
+      if (first < 0) first = i;
     }
   }
+  if (!failed) return MDVEC_OK;
+  return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (%d env(s) stopped; reset them): %s", call, first,
+              failed, h->envs[first].error);
 }
 
 int mdvec_seed(mdvec_t *h, uint64_t seed) {
@@ -266,7 +313,7 @@ int mdvec_seed(mdvec_t *h, uint64_t seed) {
 int mdvec_reset(mdvec_t *h) {
   if (!h) return MDVEC_ERR_ARG;
   mdv_pool_run(h->pool, reset_job, h);
-  return MDVEC_OK;
+  return physics_errors(h, "mdvec_reset");
 }
 
 int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
@@ -279,8 +326,8 @@ int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
                 p->struct_size, sizeof *p);
   char msg[256];
   if (mdv_duck_check_params(&h->envs[i], p, msg, sizeof msg)) return fail(h, MDVEC_ERR_PARAMS, "%s", msg);
-  mdv_duck_reset_with_params(&h->envs[i], p, h->obs + (size_t)i * (6 + 3 * h->tm.nu));
-  return MDVEC_OK;
+  trapped(h, i, reset_env_with, p);
+  return h->envs[i].failed ? physics_errors(h, "mdvec_reset_with_params") : MDVEC_OK;
 }
 
 int mdvec_step(mdvec_t *h, const double *actions) {
@@ -288,7 +335,10 @@ int mdvec_step(mdvec_t *h, const double *actions) {
   if (!actions) return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions is NULL");
   int n = h->cfg.num_envs, nu = h->tm.nu;
   for (int i = 0; i < n; i++) {
-    if (!h->envs[i].reset_done) return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
+    const mdv_duck *e = &h->envs[i];
+    if (!e->reset_done) return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
+    if (e->failed)
+      return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d stopped on a MuJoCo error (%s); reset it first", i, e->error);
   }
   for (size_t k = 0; k < (size_t)n * nu; k++) {
     if (!isfinite(actions[k])) {
@@ -299,5 +349,5 @@ int mdvec_step(mdvec_t *h, const double *actions) {
   h->actions = actions;
   mdv_pool_run(h->pool, step_job, h);
   h->actions = NULL;
-  return MDVEC_OK;
+  return physics_errors(h, "mdvec_step");
 }

@@ -158,6 +158,7 @@ static void start(mdv_duck *e, float *obs) {
   }
   e->t = 0;
   e->stage1_ready = 0;
+  e->failed = 0;
   e->queue_head = 0;
   e->reset_done = 1;
   memset(e->prev_action, 0, sizeof(double) * (size_t)tm->nu);

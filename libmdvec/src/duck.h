@@ -22,6 +22,8 @@ typedef struct mdv_duck_ {     /* one env: its own model copy, data, generator a
   int t;                       /* steps taken in this episode */
   int reset_done;              /* nonzero once the env has been reset */
   int stage1_ready;            /* nonzero when mj_step1 ran on the current state (see mdv_duck_step) */
+  int failed;                  /* nonzero after a MuJoCo error, until the next reset */
+  char error[512];             /* that error's message */
   int latency;                 /* action delay of this episode */
   int queue_cap;               /* capacity of the latency queue, max(cfg latency, 2) */
   int queue_head;              /* oldest entry of the latency queue */

@@ -1,9 +1,12 @@
 /* Loading a task model once and deriving what the task needs from it (ENV_SPEC section 1). */
 #include "model.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "trap.h"
 
 static const struct { const char *variant, *file; } kVariants[] = {
   {"default", "duck.xml"},
@@ -91,8 +94,8 @@ static int alloc_arrays(mdv_task_model *tm) {
   return (tm->qadr && tm->dadr && tm->range_lo && tm->range_hi && tm->q_home && tm->ctrl_home) ? 0 : -1;
 }
 
-/* Check the model meets the task's requirements and derive indices and constants. */
-static int inspect(mdv_task_model *tm, char *err, size_t err_size) {
+/* Check the model meets the task's requirements and derive indices and constants (d: scratch data). */
+static int inspect(mdv_task_model *tm, mjData *d, char *err, size_t err_size) {
   const mjModel *m = tm->m;
   int root = -1, roots = 0;
   for (int j = 0; j < m->njnt; j++) {
@@ -149,15 +152,9 @@ static int inspect(mdv_task_model *tm, char *err, size_t err_size) {
     tm->q_home[i] = m->key_qpos[(size_t)tm->home * m->nq + tm->qadr[i]];
     tm->ctrl_home[i] = m->key_ctrl[(size_t)tm->home * m->nu + i];
   }
-  mjData *d = mj_makeData(m);
-  if (!d) {
-    snprintf(err, err_size, "out of memory");
-    return -1;
-  }
   mj_resetDataKeyframe(m, d, tm->home);
   mj_forward(m, d);
   tm->h_home = d->xpos[3 * tm->trunk + 2];
-  mj_deleteData(d);
   return 0;
 }
 
@@ -170,7 +167,19 @@ int mdv_model_load(mdv_task_model *tm, const char *variant, const char *path, ch
   } else {
     tm->m = load_builtin(variant ? variant : "default", err, err_size);
   }
-  if (!tm->m || inspect(tm, err, err_size) || load_fits(tm, err, err_size)) {
+  mjData *scratch = tm->m ? mj_makeData(tm->m) : NULL;  /* made outside the trap: never leaked */
+  if (tm->m && !scratch) snprintf(err, err_size, "out of memory");
+  mdv_trap trap;  /* inspect runs mj_forward: an arena too small for the model raises an error */
+  mdv_trap_begin(&trap);
+  volatile int bad = 1;
+  if (setjmp(trap.env) == 0) {
+    bad = !scratch || inspect(tm, scratch, err, err_size) || load_fits(tm, err, err_size);
+  } else {
+    snprintf(err, err_size, "model: MuJoCo error while checking the model: %s", trap.message);
+  }
+  mdv_trap_end(&trap);
+  if (scratch) mj_deleteData(scratch);
+  if (bad) {
     mdv_model_free(tm);
     return -1;
   }

@@ -209,3 +209,28 @@ def test_c_defaults_equal_the_reference_defaults() -> None:
     assert (tuple(c.push_window), tuple(c.push_speed)) == (t.push_window, t.push_speed)
     assert (c.init_noise, c.latency, bool(c.sensor_noise), bool(c.dr)) == (t.init_noise, t.latency, t.sensor_noise, t.dr)
     assert c.reward == {"v1": 1, "v2": 2}[t.reward] and c.variant == b"default" and c.autoreset == 1
+
+
+def test_a_mujoco_error_stops_one_env_not_the_process(tmp_path: Path) -> None:
+    """An mjData arena too small for a fall: the reference raises MuJoCo's error, mdvec reports it."""
+    from mdvec._resources import variant_path
+
+    xml = variant_path("default").read_text().replace('<mujoco model="duck">', '<mujoco model="duck"><size memory="40K"/>', 1)
+    model = tmp_path / "duck_small_arena.xml"
+    model.write_text(xml)
+    cfg = dict(model=str(model), n_pushes=1, push_window=(10, 11), push_speed=(2.0, 2.0))
+    ref = DuckEnv(seed=1, **cfg)
+    ref.reset()
+    with pytest.raises(mujoco.FatalError, match="mj_stackAlloc"):
+        for _ in range(250):
+            ref.step(np.zeros(14))
+    with VecEnv(2, seed=1, threads=2, **cfg) as env:
+        env.reset()
+        with pytest.raises(mdvec.MdvecError, match="mj_stackAlloc") as caught:
+            for _ in range(250):
+                env.step(np.zeros((2, 14)))
+        assert caught.value.code == -10
+        with pytest.raises(mdvec.MdvecError, match="reset it"):
+            env.step(np.zeros((2, 14)))
+        env.reset()
+        assert list(env.step(np.zeros((2, 14)))[3]["t"]) == [1, 1]
