@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,11 @@ def lib() -> ctypes.CDLL:
     return _LIB
 
 
+def _is_int(value: Any) -> bool:
+    """True for Python and numpy integers, False for bools and everything else."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 class MdvecError(RuntimeError):
     """An error reported by libmdvec; ``code`` is its result code."""
 
@@ -42,19 +48,19 @@ class _Handle:
 
     def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool,
                  autoreset: bool, variant: str, model: str | Path | None, cfg: dict[str, Any]) -> None:
-        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs <= 0:
+        if not _is_int(num_envs) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
-        if threads is not None and (not isinstance(threads, int) or threads <= 0):
+        if threads is not None and (not _is_int(threads) or threads <= 0):
             raise ValueError(f"threads: must be a positive integer or None, got {threads!r}")
-        if not isinstance(seed, int) or not 0 <= seed < 2**64 - num_envs:
+        if not _is_int(seed) or not 0 <= int(seed) < 2**64 - int(num_envs):
             raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs), got {seed!r}")
         self.task = TaskConfig.from_kwargs(**cfg)
         path = resolve_path(variant, model) if model is not None else None
         c = _lib.Config()
         L = lib()
         L.mdvec_config_default(ctypes.byref(c))
-        c.num_envs, c.threads, c.allow_overcommit, c.autoreset = num_envs, threads or 0, int(allow_overcommit), int(autoreset)
-        c.seed = seed
+        c.num_envs, c.threads, c.allow_overcommit, c.autoreset = int(num_envs), int(threads or 0), int(allow_overcommit), int(autoreset)
+        c.seed = int(seed)
         c.variant = variant.encode()
         c.model_path = str(path).encode() if path is not None else None
         t = self.task
@@ -196,7 +202,9 @@ class Env(_HandleOwner):
         """Start a new episode from the env's generator (reseeded when seed is given)."""
         ptr = self._h.live()
         if seed is not None:
-            self._h.check(lib().mdvec_seed(ptr, seed))
+            if not _is_int(seed) or not 0 <= int(seed) < 2**64:
+                raise ValueError(f"seed: must be an integer in [0, 2**64), got {seed!r}")
+            self._h.check(lib().mdvec_seed(ptr, int(seed)))
         self._h.check(lib().mdvec_reset(ptr))
         return self._h.obs[0].copy()
 

@@ -186,6 +186,12 @@ def test_bad_construction_names_the_problem() -> None:
         VecEnv(2, reward="v9")
     with pytest.raises(ValueError, match="variant"):
         VecEnv(2, variant="giraffe")
+    with pytest.raises(ValueError, match="num_envs"):
+        VecEnv(True)
+    with pytest.raises(ValueError, match="seed"):
+        VecEnv(2, seed=-1)
+    with VecEnv(np.int64(2), seed=np.uint32(5), threads=np.int32(2)) as env:  # numpy integers are integers
+        assert env.reset().shape == (2, 48) and env.threads == 2
 
 
 def test_env_matches_duck_env_types() -> None:

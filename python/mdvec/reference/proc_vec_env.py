@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import numbers
 import os
 from multiprocessing.connection import Connection
 from typing import Any
@@ -42,7 +43,7 @@ class ProcVecEnv:
     """
 
     def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, **cfg: Any) -> None:
-        if not isinstance(num_envs, int) or num_envs <= 0:
+        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
         workers = min(workers or os.cpu_count() or 1, num_envs)
         if workers <= 0:
@@ -58,7 +59,7 @@ class ProcVecEnv:
         self._procs = []
         for lo, hi in self._blocks:
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, [seed + i for i in range(lo, hi)], cfg), daemon=True)
+            proc = ctx.Process(target=_worker, args=(child, [int(seed) + i for i in range(lo, hi)], cfg), daemon=True)
             proc.start()
             child.close()
             self._conns.append(parent)
