@@ -105,6 +105,36 @@ class _Handle:
         """Step every env with checked C-contiguous float64 actions."""
         self.check(lib().mdvec_step(self.live(), actions.ctypes.data))
 
+    def reset_with_params(self, i: int, params: EpisodeParams) -> np.ndarray:
+        """Reset env i with the given episode parameters; return a copy of its first observation."""
+        ptr = self.live()
+        nu, nbody = self.dims.nu, self.dims.nbody
+        keep = [np.ascontiguousarray(params.qpos, np.float64), np.ascontiguousarray(params.qvel, np.float64),
+                np.ascontiguousarray(params.push_steps, np.int64), np.ascontiguousarray(params.push_vel, np.float64)]
+        for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
+            if arr.size != nu:
+                raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
+        if keep[3].size != 2 * keep[2].size:
+            raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
+        dbl = ctypes.POINTER(ctypes.c_double)
+        p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=float(params.init_noise),
+                        qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
+                        n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                        push_vel=keep[3].ctypes.data_as(dbl), latency=int(params.latency),
+                        noise_scale=float(params.noise_scale), has_dr=params.dr is not None)
+        if params.dr is not None:
+            servo = np.asarray(params.dr.servo, np.float64)
+            mass = np.ascontiguousarray(params.dr.mass_scale, np.float64)
+            if servo.shape != (5,) or mass.shape != (nbody - 1,):
+                raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
+                                 f"got {servo.shape} and {mass.shape}")
+            p.servo[:] = servo.tolist()
+            p.mass_scale = mass.ctypes.data_as(dbl)
+            p.floor_friction = float(params.dr.floor_friction)
+            keep.append(mass)  # the arrays must outlive the call
+        self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)))
+        return self.obs[i].copy()
+
     def close(self) -> None:
         """Free the handle; the mapped arrays must not be used afterwards."""
         if self.ptr is not None:
@@ -171,6 +201,12 @@ class VecEnv(_HandleOwner):
         info["terminal_obs"] = h.terminal_obs.copy()
         return h.obs.copy(), h.reward.copy(), h.done.copy(), info
 
+    def reset_with_params(self, i: int, params: EpisodeParams) -> np.ndarray:
+        """Reset env i alone with the given episode parameters; return its first observation (obs_dim,)."""
+        if not _is_int(i) or not 0 <= i < self.num_envs:
+            raise ValueError(f"i: env index must be in [0, {self.num_envs}), got {i!r}")
+        return self._h.reset_with_params(i, params)
+
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the library's read-only buffers (obs, terminal_obs, reward, done, info (n_info, N)).
 
@@ -210,32 +246,7 @@ class Env(_HandleOwner):
 
     def reset_with_params(self, params: EpisodeParams) -> np.ndarray:
         """Start an episode with the given parameters (e.g. a reference env's ``params``)."""
-        ptr = self._h.live()
-        keep = [np.ascontiguousarray(params.qpos, np.float64), np.ascontiguousarray(params.qvel, np.float64),
-                np.ascontiguousarray(params.push_steps, np.int64), np.ascontiguousarray(params.push_vel, np.float64)]
-        for name, arr, size in (("qpos", keep[0], self.nu), ("qvel", keep[1], self.nu)):
-            if arr.size != size:
-                raise ValueError(f"params.{name}: expected shape ({size},), got {arr.shape}")
-        if keep[3].size != 2 * keep[2].size:
-            raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
-        dbl = ctypes.POINTER(ctypes.c_double)
-        p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=float(params.init_noise),
-                        qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
-                        n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                        push_vel=keep[3].ctypes.data_as(dbl), latency=int(params.latency),
-                        noise_scale=float(params.noise_scale), has_dr=params.dr is not None)
-        if params.dr is not None:
-            servo = np.asarray(params.dr.servo, np.float64)
-            mass = np.ascontiguousarray(params.dr.mass_scale, np.float64)
-            if servo.shape != (5,) or mass.shape != (self.nbody - 1,):
-                raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({self.nbody - 1},), "
-                                 f"got {servo.shape} and {mass.shape}")
-            p.servo[:] = servo.tolist()
-            p.mass_scale = mass.ctypes.data_as(dbl)
-            p.floor_friction = float(params.dr.floor_friction)
-            keep.append(mass)
-        self._h.check(lib().mdvec_reset_with_params(ptr, 0, ctypes.byref(p)))
-        return self._h.obs[0].copy()
+        return self._h.reset_with_params(0, params)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, dict[str, Any]]:
         """Apply one action (nu values; clipped to [-1, 1]); return obs, reward, done, info."""

@@ -240,3 +240,18 @@ def test_a_mujoco_error_stops_one_env_not_the_process(tmp_path: Path) -> None:
             env.step(np.zeros((2, 14)))
         env.reset()
         assert list(env.step(np.zeros((2, 14)))[3]["t"]) == [1, 1]
+
+
+def test_vec_env_replays_one_env_with_params() -> None:
+    """VecEnv.reset_with_params(i, ...) restarts env i alone, as the reference drew it."""
+    ref = DuckEnv(seed=30, dr=True, init_noise=0.02)
+    first = ref.reset()
+    with VecEnv(3, seed=0, threads=2, dr=True, init_noise=0.02) as env:
+        before = env.reset()
+        assert np.array_equal(env.reset_with_params(2, mdvec.episode_params(ref)), first)
+        obs, _, _, info = env.step(np.zeros((3, 14)))
+        r_obs, _, _, r_info = ref.step(np.zeros(14))
+        assert np.array_equal(obs[2], r_obs) and info["trunk_height"][2] == r_info["trunk_height"]
+        assert not np.array_equal(before[2], first)
+        with pytest.raises(ValueError, match="env index"):
+            env.reset_with_params(3, ref.params)
