@@ -19,6 +19,10 @@
  * handle (mdvec_reset) or of that env (mdvec_reset_with_params). The process-wide MuJoCo handler,
  * which other users of libmujoco in the process own, is never touched.
  *
+ * Threads: the library's workers belong to one handle. Calls on one handle must not overlap (one
+ * caller at a time); different handles are independent and may be used from different threads. A
+ * process that forks keeps no workers in the child: create handles after fork, not before.
+ *
  * Stability: this header is the stable ABI of major version MDVEC_VERSION_MAJOR. Structs passed in
  * carry their size in their first field; new fields are only ever appended. Functions never change
  * behaviour; a changed behaviour gets a new name (_v2).
