@@ -13,7 +13,7 @@ from . import _lib
 from .reference.config import TaskConfig
 from .reference.model import resolve_path
 from .reference.params import EpisodeParams
-from .reference.vec_common import check_actions, info_dtypes
+from .reference.vec_common import check_actions, info_dtypes, same_count
 
 _LIB: ctypes.CDLL | None = None
 _PYTHON_TYPE = {np.int64: int, bool: bool, np.float64: float}  # info values as DuckEnv gives them
@@ -169,11 +169,13 @@ class VecEnv(_HandleOwner):
     actions and returns ``obs, reward (N,) float64, done (N,) bool, info`` where info holds one (N,)
     array per field plus ``terminal_obs``. Finished envs reset themselves (autoreset). Returned
     arrays are fresh copies; ``buffers()`` gives the library's own zero-copy views instead.
+    ``workers`` (ProcVecEnv's name) is accepted for ``threads``, so either class runs the other's code.
     """
 
     def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
                  allow_overcommit: bool = False, variant: str = "default",
-                 model: str | Path | None = None, **cfg: Any) -> None:
+                 model: str | Path | None = None, *, workers: int | None = None, **cfg: Any) -> None:
+        threads = same_count("threads", threads, "workers", workers)  # ProcVecEnv's name for it
         self._h = _Handle(num_envs, seed, threads, allow_overcommit, True, variant, model, cfg)
         dims = self._h.dims
         self.num_envs, self.nu, self.obs_dim, self.threads = dims.num_envs, dims.nu, dims.obs_dim, dims.threads

@@ -255,3 +255,13 @@ def test_vec_env_replays_one_env_with_params() -> None:
         assert not np.array_equal(before[2], first)
         with pytest.raises(ValueError, match="env index"):
             env.reset_with_params(3, ref.params)
+
+
+def test_constructors_take_each_others_worker_keywords() -> None:
+    """Code written for either vector env constructs the other unchanged (ENV_SPEC section 6)."""
+    with VecEnv(2, workers=1) as env:
+        assert env.threads == 1
+    with ProcVecEnv(2, threads=1, allow_overcommit=False) as ref:
+        assert len(ref._procs) == 1
+    with pytest.raises(ValueError, match="disagree"):
+        VecEnv(2, threads=2, workers=1)

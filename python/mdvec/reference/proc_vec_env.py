@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .duck_env import DuckEnv, info_keys
-from .vec_common import check_actions, info_dtypes
+from .vec_common import check_actions, info_dtypes, same_count
 
 
 def _worker(conn: Connection, seeds: list[int], env_kwargs: dict[str, Any]) -> None:
@@ -40,11 +40,15 @@ class ProcVecEnv:
 
     ``step`` pickles each worker's actions out and the results back every step, as a vector
     environment built on ``multiprocessing`` does. Finished envs reset themselves (autoreset).
+    ``threads`` is accepted as another name for ``workers`` and ``allow_overcommit`` is accepted and
+    ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (ENV_SPEC section 6).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, **cfg: Any) -> None:
+    def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, *,
+                 threads: int | None = None, allow_overcommit: bool = False, **cfg: Any) -> None:
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
+        workers = same_count("workers", workers, "threads", threads)
         workers = min(workers or os.cpu_count() or 1, num_envs)
         if workers <= 0:
             raise ValueError(f"workers: must be a positive integer, got {workers!r}")

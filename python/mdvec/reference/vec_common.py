@@ -31,3 +31,10 @@ def check_actions(actions: Any, num_envs: int, nu: int, check_finite: bool = Tru
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"actions: non-finite value at env {bad[0]}, actuator {bad[1]}; no env was stepped")
     return arr
+
+
+def same_count(name: str, value: int | None, alias: str, alias_value: int | None) -> int | None:
+    """Return the one worker count given under either name; raise when both disagree."""
+    if value is not None and alias_value is not None and value != alias_value:
+        raise ValueError(f"{name}={value!r} and {alias}={alias_value!r} disagree; give one of them")
+    return value if value is not None else alias_value
