@@ -634,29 +634,28 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None or not math.isfinite(x) else f"{x:,.0f}" if x >= 100 else f"{x:.2f}"
 
 
+def _print_grid(title: str, columns: list[str], rows: list[tuple[str, list[float | None]]]) -> None:
+    """Print one titled table: a config label per row, one value per column."""
+    print(f"\n{title}")
+    print(f"{'config':>18s} " + " ".join(f"{c:>13s}" for c in columns))
+    for label, values in rows:
+        print(f"{label:>18s} " + " ".join(f"{_fmt(v):>13s}" for v in values))
+
+
 def print_table(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any]]) -> None:
-    """Print medians per config and backend, then mdvec's ratios."""
+    """Print medians per config and backend, then mdvec's ratios and the thread efficiencies."""
     others = [b for b in s.backends if b != "mdvec"]
-    print("\nmedian env-steps/s (W workers, E envs per worker, N envs)")
-    print(f"{'config':>18s} " + " ".join(f"{b:>13s}" for b in s.backends))
-    for w in s.workers:
-        for e in s.envs_per_worker:
-            row = " ".join(f"{_fmt(_median_of(cells, b, w, e)):>13s}" for b in s.backends)
-            print(f"{f'W={w} E={e} N={w * e}':>18s} {row}")
+    configs = [(w, e) for w in s.workers for e in s.envs_per_worker]
+    _print_grid("median env-steps/s (W workers, E envs per worker, N envs)", list(s.backends),
+                [(f"W={w} E={e} N={w * e}", [_median_of(cells, b, w, e) for b in s.backends]) for w, e in configs])
     if "mdvec" in s.backends and others:
-        print("\nmdvec / other backend")
-        print(f"{'config':>18s} " + " ".join(f"{b:>13s}" for b in others))
-        for r in table_ratios:
-            row = " ".join(f"{_fmt(r['mdvec_over'][b]):>13s}" for b in others)
-            print(f"{'W=%d E=%d' % (r['workers'], r['envs_per_worker']):>18s} {row}")
+        _print_grid("mdvec / other backend", others,
+                    [(f"W={r['workers']} E={r['envs_per_worker']}", [r["mdvec_over"][b] for b in others])
+                     for r in table_ratios])
     if 1 in s.workers and len(s.workers) > 1:
         eff = {(r["backend"], r["workers"], r["envs_per_worker"]): r["efficiency"] for r in efficiencies(cells, s)}
-        print("\nthread efficiency: rate at W / (W x rate at 1)")
-        print(f"{'config':>18s} " + " ".join(f"{b:>13s}" for b in s.backends))
-        for w in s.workers:
-            for e in s.envs_per_worker:
-                row = " ".join(f"{_fmt(eff[b, w, e]):>13s}" for b in s.backends)
-                print(f"{f'W={w} E={e}':>18s} {row}")
+        _print_grid("thread efficiency: rate at W / (W x rate at 1)", list(s.backends),
+                    [(f"W={w} E={e}", [eff[b, w, e] for b in s.backends]) for w, e in configs])
 
 
 def plot(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any]], path: Path) -> str:
