@@ -162,7 +162,10 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err
   h->cfg.model_path = h->model_path;
   if (h->cfg.threads == 0) h->cfg.threads = auto_threads(cfg->num_envs);
   int code = MDVEC_OK;
-  if (mdv_model_load(&h->tm, h->variant, h->model_path, msg, sizeof msg)) {
+  if ((cfg->variant && !h->variant) || (cfg->model_path && !h->model_path)) {
+    code = MDVEC_ERR_NOMEM;  /* never fall back to another model because a copy failed */
+    snprintf(msg, sizeof msg, "out of memory");
+  } else if (mdv_model_load(&h->tm, h->variant, h->model_path, msg, sizeof msg)) {
     code = MDVEC_ERR_MODEL;
   }
   int n = cfg->num_envs, obs_dim = 6 + 3 * h->tm.nu;
