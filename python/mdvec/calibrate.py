@@ -1,4 +1,4 @@
-"""Push-speed calibration (ENV_SPEC section 2): hold-pose return and survival per reward version.
+"""Push-speed calibration (docs/duck_task.md section 2): hold-pose return and survival per reward version.
 
 Runs the hold-pose policy (all-zero actions) over seeds x episodes and reports, per reward version,
 the return and the survival (fraction of steps not fallen) as mean +/- sd over seeds. ``--scan``
