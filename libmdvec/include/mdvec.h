@@ -1,6 +1,8 @@
-/* mdvec: many MuJoCo duck-balance environments stepped on pthread workers in one process.
+/* mdvec: many MuJoCo environments of one task stepped on pthread workers in one process.
  *
- * The task is the Microduck balance task (ENV_SPEC.md). For the same model, the same episode draws
+ * Tasks are listed by mdvec_task_count/mdvec_task_name and picked with cfg.task; each declares its
+ * options (mdvec_task_option), spec (mdvec_spec) and info fields (mdvec_info_field). The default
+ * task is the Microduck balance task (ENV_SPEC.md). For the same model, the same episode draws
  * and the same actions, every observation, reward, flag and info value equals the Python reference
  * environment (mdvec.reference) bit for bit, whatever the number of threads.
  *
@@ -46,7 +48,7 @@ extern "C" {
 /*---------------------------------- Version -------------------------------------------------------*/
 
 #define MDVEC_VERSION_MAJOR 1
-#define MDVEC_VERSION_MINOR 0
+#define MDVEC_VERSION_MINOR 1
 #define MDVEC_VERSION_PATCH 0
 #define MDVEC_VERSION_NUMBER (MDVEC_VERSION_MAJOR * 10000 + MDVEC_VERSION_MINOR * 100 + MDVEC_VERSION_PATCH)
 
@@ -79,15 +81,21 @@ MDVEC_API const char *mdvec_strerror(int code);
 #define MDVEC_REWARD_V1 1      /* reward version 1 (ENV_SPEC section 5) */
 #define MDVEC_REWARD_V2 2      /* reward version 2, the default */
 
+typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.options */
+  const char *name;              /* option name (mdvec_task_option) */
+  const char *value;             /* value as text, in the syntax of its MDVEC_OPT_* type */
+} mdvec_option_t;
+
 typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdvec_config_default */
   size_t struct_size;            /* sizeof(mdvec_config_t) as compiled by the caller */
   int num_envs;                  /* number of environments N (>= 1) */
   int threads;                   /* threads T incl. the caller; 0: min(N, cores, budget) */
   int allow_overcommit;          /* nonzero: allow T > MDVEC_THREAD_BUDGET */
-  int autoreset;                 /* nonzero: an env that finishes resets inside mdvec_step */
+  int autoreset;                 /* MDVEC_AUTORESET_*; v1: nonzero resets inside mdvec_step (2: NEXT_STEP) */
   uint64_t seed;                 /* env i draws from PCG64 seeded with seed + i */
   const char *variant;           /* built-in model: "default", "backlash", "backlash_lower" */
   const char *model_path;        /* MJCF file of an external model, or NULL for the built-in one */
+  /* the duck's fields: base values of its options (mdvec_task_option); other tasks ignore them */
   int substeps;                  /* mj_step calls per env step (10) */
   int episode_len;               /* steps per episode (250) */
   double action_scale;           /* rad of servo target per unit action (0.3) */
@@ -99,10 +107,22 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   int sensor_noise;              /* nonzero: Gaussian observation noise */
   int reward;                    /* MDVEC_REWARD_V1 or MDVEC_REWARD_V2 */
   int dr;                        /* nonzero: domain randomisation per episode */
+  /* appended in 1.1 (a struct_size from the 1.0 layout up is accepted; missing fields take defaults) */
+  const char *task;              /* task name (mdvec_task_name), NULL: the default task, the duck */
+  const mdvec_option_t *options; /* (n_options) task options by name, values as text */
+  int n_options;                 /* number of options */
 } mdvec_config_t;
 
-/* Fill cfg with the task's defaults (one env, built-in default duck, seed 0, autoreset on). */
-MDVEC_API void mdvec_config_default(mdvec_config_t *cfg);
+/* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
+ * macro below routes every caller compiled with this header to mdvec_config_init with its own size;
+ * the function itself (binaries built against 1.0) fills only the 1.0 layout. */
+MDVEC_API void (mdvec_config_default)(mdvec_config_t *cfg);
+#define mdvec_config_default(cfg) mdvec_config_init((cfg), sizeof *(cfg))
+
+/* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size must be at
+ * least the 1.0 layout's (fields beyond what this library knows are zeroed). Return MDVEC_OK or
+ * MDVEC_ERR_ARG (NULL cfg, size too small). */
+MDVEC_API int mdvec_config_init(mdvec_config_t *cfg, size_t size);
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/
 
@@ -192,6 +212,162 @@ MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t 
  * finished env's next first observation replaces its row of mdvec_obs while mdvec_terminal_obs keeps
  * its final one. */
 MDVEC_API int mdvec_step(mdvec_t *env, const double *actions);
+
+/*================================== 1.1: tasks, options, typed buffers ============================*/
+
+/*---------------------------------- Codes ---------------------------------------------------------*/
+
+#define MDVEC_DTYPE_F32 1          /* float32 */
+#define MDVEC_DTYPE_F64 2          /* float64 */
+#define MDVEC_DTYPE_I64 3          /* an integer (stored in a float64 buffer, exact up to 2^53) */
+#define MDVEC_DTYPE_BOOL 4         /* 0 or 1 (stored in a float64 buffer) */
+#define MDVEC_DTYPE_ACTION 5       /* the actions' dtype: float32 values when the step's actions were */
+
+#define MDVEC_INFO_STEP 1          /* info field bit: filled by steps (mdvec_info) */
+#define MDVEC_INFO_RESET 2         /* info field bit: filled by resets (mdvec_reset_info) */
+
+#define MDVEC_AUTORESET_DISABLED 0   /* a finished env steps on until reset (v1 autoreset = 0) */
+#define MDVEC_AUTORESET_SAME_STEP 1  /* a finished env resets inside the step that finished it (v1) */
+#define MDVEC_AUTORESET_NEXT_STEP 2  /* a finished env resets on the next step, its action ignored */
+
+#define MDVEC_OPT_INT 1            /* integer: "%lld" */
+#define MDVEC_OPT_DOUBLE 2         /* number: Python repr / "%.17g", "inf", "-inf" */
+#define MDVEC_OPT_BOOL 3           /* "true", "false", "1", "0" (also "True", "False") */
+#define MDVEC_OPT_STRING 4         /* any text */
+#define MDVEC_OPT_RANGE 5          /* two numbers "lo,hi", lo <= hi */
+#define MDVEC_OPT_IRANGE 6         /* two integers "lo,hi", lo <= hi */
+#define MDVEC_OPT_CHOICE 7         /* one word of the option's choices */
+
+/*---------------------------------- Task catalogue (no handle needed) ----------------------------*/
+
+typedef struct mdvec_option_info_ {  /* one declared option of a task; filled by mdvec_task_option */
+  size_t struct_size;            /* sizeof(mdvec_option_info_t) as compiled by the caller */
+  const char *name;              /* option name */
+  int type;                      /* MDVEC_OPT_* */
+  const char *def;               /* default value as text; NULL: unset */
+  double lo, hi;                 /* inclusive bounds of numbers and of both ends of ranges */
+  const char *choices;           /* CHOICE: the words, '|'-separated; NULL otherwise */
+  const char *help;              /* one line */
+} mdvec_option_info_t;
+
+typedef struct mdvec_constant_ { /* one named table of a task's constants; filled by mdvec_task_constant */
+  size_t struct_size;            /* sizeof(mdvec_constant_t) as compiled by the caller */
+  const char *name;              /* e.g. "obs_scale" */
+  int count;                     /* number of values */
+  const double *values;          /* (count) static values */
+  const char *help;              /* one line: what the values are, in which order */
+} mdvec_constant_t;
+
+/* Return the number of tasks in the library. */
+MDVEC_API int mdvec_task_count(void);
+
+/* Return the name of task k (0 <= k < mdvec_task_count(); task 0 is the default), or NULL. */
+MDVEC_API const char *mdvec_task_name(int k);
+
+/* Return a one-line summary of the named task (NULL: the default task), or NULL when unknown. */
+MDVEC_API const char *mdvec_task_summary(const char *task);
+
+/* Return the number of options of the named task (NULL: the default task), or MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_task_option_count(const char *task);
+
+/* Fill info (its struct_size set) with option k of the named task; return MDVEC_OK or MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info);
+
+/* Return the number of constant tables of the named task, or MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_task_constant_count(const char *task);
+
+/* Fill c (its struct_size set) with constant table k of the named task; return MDVEC_OK or
+ * MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_task_constant(const char *task, int k, mdvec_constant_t *c);
+
+/*---------------------------------- Spec of a handle ---------------------------------------------*/
+
+typedef struct mdvec_spec_ {     /* what a handle runs; filled by mdvec_spec */
+  size_t struct_size;            /* sizeof(mdvec_spec_t) as compiled by the caller */
+  const char *task;              /* task name */
+  int num_envs;                  /* N */
+  int threads;                   /* T, the caller included */
+  int obs_dim;                   /* observation length */
+  int obs_dtype;                 /* MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64 */
+  int act_dim;                   /* action length */
+  int n_info;                    /* info fields (mdvec_info_field) */
+  int max_episode_steps;         /* truncation limit (0: none) */
+  int nq, nv;                    /* physics sizes of one env */
+  int autoreset;                 /* MDVEC_AUTORESET_* */
+  const char *model_path;        /* the MJCF file the envs were loaded from; NULL: a built-in model */
+} mdvec_spec_t;
+
+typedef struct mdvec_field_ {    /* one info field; filled by mdvec_info_field */
+  size_t struct_size;            /* sizeof(mdvec_field_t) as compiled by the caller */
+  const char *name;              /* e.g. "x_position" */
+  int dtype;                     /* MDVEC_DTYPE_F64, _I64, _BOOL or _ACTION (all stored as float64) */
+  int when;                      /* MDVEC_INFO_STEP | MDVEC_INFO_RESET bits */
+} mdvec_field_t;
+
+/* Fill spec (its struct_size set) with the handle's task, sizes and modes; return MDVEC_OK or
+ * MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_spec(const mdvec_t *env, mdvec_spec_t *spec);
+
+/* Return the action lower bounds, (act_dim) float64, or NULL for a NULL handle. */
+MDVEC_API const double *mdvec_action_low(const mdvec_t *env);
+
+/* Return the action upper bounds, (act_dim) float64, or NULL for a NULL handle. */
+MDVEC_API const double *mdvec_action_high(const mdvec_t *env);
+
+/* Fill field (its struct_size set) with info field k (0 <= k < n_info); return MDVEC_OK or
+ * MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_info_field(const mdvec_t *env, int k, mdvec_field_t *field);
+
+/*---------------------------------- Buffers (1.1) -------------------------------------------------*/
+/* Owned by the handle, valid until mdvec_destroy; overwritten by every reset and step. */
+
+/* Return observations, (N x obs_dim) of obs_dtype (mdvec_obs is the same buffer for float32 tasks). */
+MDVEC_API const void *mdvec_obs_data(const mdvec_t *env);
+
+/* Return each env's observation of the last step before any autoreset, (N x obs_dim) of obs_dtype
+ * (the same buffer as mdvec_terminal_obs). */
+MDVEC_API const void *mdvec_final_obs_data(const mdvec_t *env);
+
+/* Return the terminated flags of the last step, (N) bytes of 0 or 1. */
+MDVEC_API const uint8_t *mdvec_terminated(const mdvec_t *env);
+
+/* Return the truncated flags of the last step, (N) bytes of 0 or 1 (mdvec_done = terminated | truncated). */
+MDVEC_API const uint8_t *mdvec_truncated(const mdvec_t *env);
+
+/* Return the reset flags of the last call, (N) bytes: 1 where env i was reset during it (an explicit
+ * reset, a SAME_STEP autoreset or a NEXT_STEP pending reset). */
+MDVEC_API const uint8_t *mdvec_reset_flags(const mdvec_t *env);
+
+/* Return the reset info of the last call, (n_info x N) float64, field-major; the MDVEC_INFO_RESET
+ * fields of the envs whose reset flag is set (other entries are stale). */
+MDVEC_API const double *mdvec_reset_info(const mdvec_t *env);
+
+/*---------------------------------- Reset and step (1.1) ------------------------------------------*/
+
+/* Reset the envs whose mask byte is nonzero (mask NULL: all); env i is first reseeded with seeds[i]
+ * (as numpy's PCG64(seeds[i])) when seeds is not NULL and has_seed is NULL or has_seed[i] is nonzero.
+ * Envs outside the mask keep their rows and state; the reset flags mark the reset envs. Return
+ * MDVEC_OK, or MDVEC_ERR_PHYSICS naming an env where MuJoCo raised an error. */
+MDVEC_API int mdvec_reset_envs(mdvec_t *env, const uint8_t *mask, const uint64_t *seeds, const uint8_t *has_seed);
+
+/* Step every env with actions (N x act_dim, C order) of dtype MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64;
+ * otherwise as mdvec_step (which is MDVEC_DTYPE_F64), with the handle's autoreset mode:
+ * NEXT_STEP: an env whose previous step ended is reset instead of stepped (its action is ignored,
+ * though it must be finite): first obs, reward 0, not terminated or truncated, step info 0, reset flag.
+ * SAME_STEP: a finished env keeps its final obs in mdvec_final_obs_data and its step info in
+ * mdvec_info, then resets: first obs in mdvec_obs_data, reset info, reset flag.
+ * DISABLED: never resets by itself; stepping a finished env continues its episode. */
+MDVEC_API int mdvec_step_typed(mdvec_t *env, const void *actions, int dtype);
+
+/*---------------------------------- Physics state -------------------------------------------------*/
+
+/* Return the number of doubles of mj_stateSize(model, sig) for the handle's envs (sig: mjtState
+ * bits, e.g. mjSTATE_PHYSICS | mjSTATE_TIME), or 0 for a NULL handle or an invalid sig. */
+MDVEC_API size_t mdvec_state_size(const mdvec_t *env, unsigned int sig);
+
+/* Write env i's state (mj_getState(model, data, state, sig)) into state, which holds size doubles;
+ * return MDVEC_OK, or MDVEC_ERR_ARG (NULL, index out of range, invalid sig, size too small). */
+MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, double *state, size_t size);
 
 #ifdef __cplusplus
 }

@@ -75,7 +75,13 @@ static int create_fail(char *err, size_t err_size, int code, const char *fmt, ..
 
 /*---------------------------------- Configuration -------------------------------------------------*/
 
-void mdvec_config_default(mdvec_config_t *cfg) {
+int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
+  if (!cfg || size != sizeof *cfg) return MDVEC_ERR_ARG;
+  (mdvec_config_default)(cfg);
+  return MDVEC_OK;
+}
+
+void (mdvec_config_default)(mdvec_config_t *cfg) {
   if (!cfg) return;
   memset(cfg, 0, sizeof *cfg);
   cfg->struct_size = sizeof *cfg;

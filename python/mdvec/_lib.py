@@ -22,6 +22,7 @@ class Config(ctypes.Structure):
         ("substeps", c_int), ("episode_len", c_int), ("action_scale", c_double), ("n_pushes", c_int),
         ("push_window", c_int * 2), ("push_speed", c_double * 2), ("init_noise", c_double),
         ("latency", c_int), ("sensor_noise", c_int), ("reward", c_int), ("dr", c_int),
+        ("task", c_char_p), ("options", c_void_p), ("n_options", c_int),  # 1.1
     ]
 
 
