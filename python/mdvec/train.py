@@ -1,0 +1,738 @@
+"""Train a PPO policy (Stable-Baselines3) on the duck: on mdvec's C envs or on SB3's SubprocVecEnv.
+
+``python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 2000000 --seed 1 --out runs/duck1``
+
+Two backends run the very same PPO:
+
+* ``mdvec``: ``mdvec.sb3.make_vec_env`` (the C envs on worker threads, one process);
+* ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` over the Python
+  reference env (one process per env; ``--threads`` does not apply).
+
+Env i is seeded with ``seed + i``; PPO (torch, numpy, the action space) with ``seed``. With the same
+command and seed the two backends end with bit-identical policy parameters (the final line prints
+their SHA-256; each update's row in curve.json holds the SHA-256 of its rollout buffer).
+
+Writes into ``--out``: ``run.json`` (the configuration, versions), ``policy.zip`` (SB3's own format,
+``PPO.load`` reads it), ``curve.json`` / ``curve.csv`` / ``curve.png`` (one row per PPO update),
+``summary.json`` and ``checkpoints/step_<env steps>.zip``. ``--resume`` continues the newest
+checkpoint of ``--out`` up to ``--steps`` (give a larger ``--steps`` to train on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .reference.config import TaskConfig
+
+BACKENDS = ("mdvec", "processes")
+
+TORCH_THREADS_HELP = (
+    "torch threads (default 1). The policy is tiny (48-128-128-14): each forward or minibatch step is "
+    "microseconds of math, and torch's default (one thread per core) spends more on waking and syncing "
+    "threads than on math, and fights the env workers for the cores; with the default thread count SB3 "
+    "ran about 20x slower on this 2-core machine under load. One thread also keeps the CPU work "
+    "deterministic."
+)
+
+
+@dataclass
+class TrainConfig:
+    """One training run: backend, sizes, PPO hyperparameters and task options."""
+
+    backend: str = "mdvec"
+    envs: int = 16
+    threads: int | None = None  # mdvec worker threads (None: the library's default)
+    steps: int = 2_000_000  # total env steps (rounded up to whole PPO updates of n_steps x envs)
+    seed: int = 0
+    out: str = "runs/duck"
+    # PPO (SB3 names)
+    n_steps: int = 256
+    batch_size: int = 1024
+    n_epochs: int = 10
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net: tuple[int, ...] = (128, 128)  # hidden layers of both the policy and the value net
+    log_std_init: float = -1.0  # initial action std exp(-1) = 0.37 of the [-1, 1] action range
+    # task
+    variant: str = "default"
+    task: dict[str, Any] = field(default_factory=dict)  # TaskConfig keyword options
+    # run
+    checkpoint_every: int = 25  # PPO updates between checkpoints
+    torch_threads: int = 1
+    print_every: float = 5.0  # seconds between progress lines
+
+    # fields a resumed run may change; all others must match the run being resumed
+    RESUMABLE = ("backend", "threads", "steps", "out", "checkpoint_every", "torch_threads", "print_every")
+
+    def ppo_kwargs(self) -> dict[str, Any]:
+        """Return PPO's constructor arguments (besides policy, env, seed and device)."""
+        net = list(self.net)
+        return dict(n_steps=self.n_steps, batch_size=self.batch_size, n_epochs=self.n_epochs,
+                    learning_rate=self.learning_rate, gamma=self.gamma, gae_lambda=self.gae_lambda,
+                    clip_range=self.clip_range, ent_coef=self.ent_coef, vf_coef=self.vf_coef,
+                    max_grad_norm=self.max_grad_norm,
+                    policy_kwargs=dict(net_arch=dict(pi=net, vf=list(net)), log_std_init=self.log_std_init))
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["net"] = list(self.net)
+        d["task"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.task.items()}
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "TrainConfig":
+        d = dict(d)
+        d["net"] = tuple(d["net"])
+        d["task"] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.get("task", {}).items()}
+        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
+
+
+# ------------------------------------------------------------------ task options
+def task_option_help() -> str:
+    """Return one line per duck task option: name, type and default."""
+    lines = []
+    for f in dataclasses.fields(TaskConfig):
+        default = f.default
+        shown = ",".join(str(v) for v in default) if isinstance(default, tuple) else str(default)
+        lines.append(f"  {f.name}={shown}")
+    return "\n".join(lines)
+
+
+def parse_task_options(items: list[str] | None) -> dict[str, Any]:
+    """Parse ``NAME=VALUE`` strings into TaskConfig keyword options (types from the defaults).
+
+    Pairs are written ``lo,hi``; booleans ``true``/``false`` (or 1/0, yes/no). The result is checked
+    by building a TaskConfig, so a bad name or value raises ValueError naming it.
+    """
+    defaults = {f.name: f.default for f in dataclasses.fields(TaskConfig)}
+    out: dict[str, Any] = {}
+    for item in items or []:
+        name, sep, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep:
+            raise ValueError(f"task option {item!r}: write NAME=VALUE")
+        if name not in defaults:
+            raise ValueError(f"task option {name!r}: unknown; known options are {sorted(defaults)}")
+        out[name] = _parse_value(name, text.strip(), defaults[name])
+    try:
+        TaskConfig.from_kwargs(**out)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"task options: {exc}") from None
+    return out
+
+
+def _parse_value(name: str, text: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            low = text.lower()
+            if low in ("true", "1", "yes", "on"):
+                return True
+            if low in ("false", "0", "no", "off"):
+                return False
+            raise ValueError(text)
+        if isinstance(default, tuple):
+            parts = [p.strip() for p in text.split(",")]
+            if len(parts) != len(default):
+                raise ValueError(text)
+            return tuple(type(d)(p) for d, p in zip(default, parts))
+        return type(default)(text)
+    except ValueError:
+        kind = ("true/false" if isinstance(default, bool) else
+                "lo,hi" if isinstance(default, tuple) else type(default).__name__)
+        raise ValueError(f"task option {name}: cannot read {text!r} as {kind}") from None
+
+
+# ------------------------------------------------------------------ environments
+def _make_reference_gym(seed: int, task: dict[str, Any]) -> Any:
+    """Return a Gymnasium env over ``mdvec.reference.DuckEnv`` (what SubprocVecEnv runs per process).
+
+    The duck only truncates: ``terminated`` is always False, ``truncated`` is set at ``episode_len``.
+    ``reset(seed=s)`` reseeds the env's generator; ``reset()`` continues it.
+    """
+    import gymnasium
+
+    from .reference import DuckEnv
+
+    class DuckGym(gymnasium.Env):
+        metadata: dict[str, Any] = {"render_modes": []}
+
+        def __init__(self) -> None:
+            self.duck = DuckEnv(seed=seed, **task)
+            self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (self.duck.obs_dim,), np.float32)
+            self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (self.duck.nu,), np.float32)
+
+        def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+            super().reset(seed=seed)
+            return self.duck.reset(seed=seed), {}
+
+        def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+            obs, reward, done, info = self.duck.step(action)
+            return obs, reward, False, done, info
+
+    return DuckGym()
+
+
+def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
+    """Build one reference gym env (module level so SubprocVecEnv can pickle it by reference)."""
+    return _make_reference_gym(seed, task)
+
+
+def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None, variant: str = "default",
+             task: dict[str, Any] | None = None) -> Any:
+    """Return an SB3 VecEnv of ``num_envs`` ducks, env i seeded ``seed + i``, on the given backend."""
+    options = dict(task or {})
+    if variant != "default":
+        options["variant"] = variant
+    if backend == "mdvec":
+        try:
+            from .sb3 import make_vec_env
+        except ImportError as exc:
+            raise SystemExit(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
+        return make_vec_env(num_envs, seed=seed, threads=threads, **options)
+    if backend == "processes":
+        from stable_baselines3.common.vec_env import SubprocVecEnv
+
+        return SubprocVecEnv([functools.partial(_reference_env_fn, seed + i, options) for i in range(num_envs)])
+    raise ValueError(f"backend: unknown backend {backend!r}; choose one of {BACKENDS}")
+
+
+# ------------------------------------------------------------------ timing and digests
+class Timers:
+    """Seconds spent per phase of one PPO update (filled by the wrappers and the callback)."""
+
+    def __init__(self) -> None:
+        self.env = 0.0
+        self.forward = 0.0
+        self.in_rollout = False
+
+    def reset(self) -> None:
+        self.env = self.forward = 0.0
+
+
+def _timed_vec_env(venv: Any, timers: Timers) -> Any:
+    """Wrap a VecEnv so that the seconds spent in step_async + step_wait add to ``timers.env``."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TimedVecEnv(VecEnvWrapper):
+        def reset(self) -> Any:
+            return self.venv.reset()
+
+        def step_async(self, actions: np.ndarray) -> None:
+            t = time.perf_counter()
+            self.venv.step_async(actions)
+            timers.env += time.perf_counter() - t
+
+        def step_wait(self) -> Any:
+            t = time.perf_counter()
+            result = self.venv.step_wait()
+            timers.env += time.perf_counter() - t
+            return result
+
+    return TimedVecEnv(venv)
+
+
+def _time_policy(policy: Any, timers: Timers) -> None:
+    """Count the rollout's policy calls (forward, value bootstrap) into ``timers.forward``."""
+    for name in ("forward", "predict_values"):
+        fn = getattr(policy, name)
+
+        def timed(*args: Any, _fn: Callable[..., Any] = fn, **kwargs: Any) -> Any:
+            if not timers.in_rollout:
+                return _fn(*args, **kwargs)
+            t = time.perf_counter()
+            try:
+                return _fn(*args, **kwargs)
+            finally:
+                timers.forward += time.perf_counter() - t
+
+        setattr(policy, name, timed)
+
+
+def params_sha256(policy: Any) -> str:
+    """Return the SHA-256 of a policy's parameters and buffers (names, dtypes, shapes and bytes)."""
+    h = hashlib.sha256()
+    for name, tensor in policy.state_dict().items():
+        arr = tensor.detach().cpu().contiguous().numpy()
+        h.update(f"{name}:{arr.dtype}:{arr.shape};".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+ROLLOUT_FIELDS = ("observations", "actions", "rewards", "episode_starts", "values", "log_probs",
+                  "advantages", "returns")
+
+
+def rollout_sha256(buffer: Any, fields: tuple[str, ...] = ROLLOUT_FIELDS) -> str:
+    """Return the SHA-256 of a RolloutBuffer's arrays (what the update learns from)."""
+    h = hashlib.sha256()
+    for name in fields:
+        arr = np.ascontiguousarray(getattr(buffer, name))
+        h.update(f"{name}:{arr.dtype}:{arr.shape};".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------ the run
+TRAIN_KEYS = ("approx_kl", "clip_fraction", "entropy_loss", "explained_variance", "loss",
+              "policy_gradient_loss", "value_loss", "std")
+
+
+def _fmt_time(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+class Run:
+    """Output files of one training run: the curve, checkpoints, plot and summary."""
+
+    def __init__(self, cfg: TrainConfig, quiet: bool = False) -> None:
+        self.cfg = cfg
+        self.dir = Path(cfg.out)
+        self.rows: list[dict[str, Any]] = []
+        self.quiet = quiet
+
+    @property
+    def ckpt_dir(self) -> Path:
+        return self.dir / "checkpoints"
+
+    def checkpoint_path(self, timesteps: int) -> Path:
+        return self.ckpt_dir / f"step_{timesteps:012d}.zip"
+
+    def latest_checkpoint(self) -> Path | None:
+        found = sorted(self.ckpt_dir.glob("step_*.zip"))
+        return found[-1] if found else None
+
+    def load_curve(self, upto: int) -> None:
+        path = self.dir / "curve.json"
+        if path.is_file():
+            rows = json.loads(path.read_text())["rows"]
+            self.rows = [r for r in rows if r["timesteps"] <= upto]
+
+    def write_curve(self, plot: bool = True) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        clean = [{k: _json_value(v) for k, v in r.items()} for r in self.rows]
+        doc = {"config": self.cfg.to_json(), "rows": clean}
+        _atomic_write(self.dir / "curve.json", json.dumps(doc, indent=1))
+        if self.rows:
+            keys = list(self.rows[0].keys())
+            for r in self.rows:
+                keys += [k for k in r if k not in keys]
+            tmp = self.dir / "curve.csv.tmp"
+            with tmp.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=keys)
+                w.writeheader()
+                w.writerows(clean)
+            os.replace(tmp, self.dir / "curve.csv")
+        if plot:
+            try:
+                plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on the duck, {self.cfg.backend}, "
+                           f"{self.cfg.envs} envs, seed {self.cfg.seed}")
+            except Exception as exc:  # a plot is never worth losing a run
+                print(f"train: could not draw curve.png ({exc})", file=sys.stderr)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def plot_curve(rows: list[dict[str, Any]], path: Path, title: str = "") -> None:
+    """Draw episode return and survival against env steps into a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = np.array([r["timesteps"] for r in rows], dtype=float)
+    ret = np.array([np.nan if r.get("ep_return_mean") is None else r["ep_return_mean"] for r in rows], dtype=float)
+    avg = np.array([np.nan if r.get("ep_return_avg100") is None else r["ep_return_avg100"] for r in rows], dtype=float)
+    surv = np.array([np.nan if r.get("survival") is None else r["survival"] for r in rows], dtype=float)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, height_ratios=[2, 1])
+    ax1.plot(x, ret, ".", ms=3, alpha=0.5, label="episodes ended in the update (mean)")
+    ax1.plot(x, avg, "-", lw=1.5, label="last 100 episodes (mean)")
+    ax1.set_ylabel("episode return")
+    ax1.legend(loc="lower right", fontsize=8)
+    ax1.grid(alpha=0.3)
+    ax2.plot(x, surv, "-", lw=1.2, color="tab:green")
+    ax2.set_ylabel("survival")
+    ax2.set_xlabel("env steps")
+    ax2.set_ylim(0, 1.02)
+    ax2.grid(alpha=0.3)
+    if title:
+        ax1.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _make_callback(run: Run, timers: Timers, total: int, on_rollout: Callable[[Any], None] | None) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    cfg = run.cfg
+
+    class Progress(BaseCallback):
+        """Per update: episode stats, timings, rollout digest; checkpoints; progress lines."""
+
+        def _on_training_start(self) -> None:
+            n = self.training_env.num_envs
+            self.ep_ret = np.zeros(n)
+            self.ep_len = np.zeros(n, dtype=np.int64)
+            self.ep_up = np.zeros(n, dtype=np.int64)
+            self.recent: list[float] = []
+            self.t0 = time.perf_counter()
+            self.steps0 = self.model.num_timesteps
+            self.last_print = -math.inf
+            self.pending: dict[str, Any] | None = None
+            self.update = run.rows[-1]["update"] if run.rows else 0
+            self.wall0 = run.rows[-1]["time_s"] if run.rows else 0.0
+
+        def _on_rollout_start(self) -> None:
+            now = time.perf_counter()
+            if self.pending is not None:
+                self._finish(now)
+            timers.reset()
+            timers.in_rollout = True
+            self.t_rollout = now
+            self.episodes: list[tuple[float, int, int]] = []
+
+        def _on_step(self) -> bool:
+            rewards = self.locals["rewards"]
+            dones = self.locals["dones"]
+            infos = self.locals["infos"]
+            # the learner stores rewards as float32: sum what it sees, whatever the backend's dtype
+            self.ep_ret += np.asarray(rewards, dtype=np.float32)
+            self.ep_len += 1
+            self.ep_up += [not info.get("fallen", False) for info in infos]
+            if dones.any():
+                for i in np.flatnonzero(dones):
+                    self.episodes.append((float(self.ep_ret[i]), int(self.ep_len[i]), int(self.ep_up[i])))
+                    self.recent.append(float(self.ep_ret[i]))
+                self.recent = self.recent[-100:]
+                self.ep_ret[dones] = 0.0
+                self.ep_len[dones] = 0
+                self.ep_up[dones] = 0
+            return True
+
+        def _on_rollout_end(self) -> None:
+            now = time.perf_counter()
+            timers.in_rollout = False
+            buf = self.model.rollout_buffer
+            rollout_s = now - self.t_rollout
+            eps = self.episodes
+            n_steps = buf.buffer_size * buf.n_envs
+            self.pending = {
+                "update": self.update + 1,
+                "timesteps": self.model.num_timesteps,
+                "episodes": len(eps),
+                "ep_return_mean": float(np.mean([e[0] for e in eps])) if eps else math.nan,
+                "ep_return_min": float(np.min([e[0] for e in eps])) if eps else math.nan,
+                "ep_return_max": float(np.max([e[0] for e in eps])) if eps else math.nan,
+                "ep_return_avg100": float(np.mean(self.recent)) if self.recent else math.nan,
+                "ep_len_mean": float(np.mean([e[1] for e in eps])) if eps else math.nan,
+                "survival": float(sum(e[2] for e in eps) / sum(e[1] for e in eps)) if eps else math.nan,
+                "rollout_s": rollout_s,
+                "env_s": timers.env,
+                "forward_s": timers.forward,
+                "bookkeeping_s": rollout_s - timers.env - timers.forward,
+                "rollout_steps_per_s": n_steps / rollout_s,
+                "reward_sha256": rollout_sha256(buf, ("rewards",))[:16],
+                "rollout_sha256": rollout_sha256(buf)[:16],
+            }
+            if on_rollout is not None:
+                on_rollout(buf)
+            self.t_update = now
+
+        def _on_training_end(self) -> None:
+            if self.pending is not None:
+                self._finish(time.perf_counter())
+
+        def _finish(self, now: float) -> None:
+            row = self.pending
+            assert row is not None
+            self.pending = None
+            self.update = row["update"]
+            row["update_s"] = now - self.t_update
+            row["update_steps_per_s"] = cfg.n_steps * self.training_env.num_envs / (row["rollout_s"] + row["update_s"])
+            values = self.model.logger.name_to_value
+            for k in TRAIN_KEYS:
+                row[k] = float(values[f"train/{k}"]) if f"train/{k}" in values else math.nan
+            elapsed = now - self.t0
+            row["time_s"] = self.wall0 + elapsed
+            run.rows.append(row)
+            done = self.model.num_timesteps
+            if self.update % cfg.checkpoint_every == 0:
+                self.model.save(run.checkpoint_path(done))
+                run.write_curve()
+            if not run.quiet and (now - self.last_print >= cfg.print_every or done >= total or self.update == 1):
+                self.last_print = now
+                rate = (done - self.steps0) / elapsed
+                eta = (total - done) / rate if rate > 0 else math.inf
+                ret = row["ep_return_avg100"]
+                surv = row["survival"]
+                print(f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
+                      f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
+                      f"ep return {ret:7.1f} (last 100) | survival {surv:5.3f} | "
+                      f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}", flush=True)
+
+    return Progress()
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` returns: the model, its curve rows and the parameters' digest."""
+
+    model: Any
+    rows: list[dict[str, Any]]
+    params_sha256: str
+    timesteps: int
+    wall_s: float
+
+
+def build_model(cfg: TrainConfig, env: Any) -> Any:
+    """Return a fresh SB3 PPO for the configuration, seeded with ``cfg.seed``, on the CPU."""
+    from stable_baselines3 import PPO
+
+    return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, **cfg.ppo_kwargs())
+
+
+def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
+          on_rollout: Callable[[Any], None] | None = None) -> TrainResult:
+    """Train (or resume) one run and write its files; see the module docstring."""
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    from stable_baselines3 import PPO
+
+    run = Run(cfg, quiet=quiet)
+    out = run.dir
+    if not resume and (out / "run.json").exists():
+        raise SystemExit(f"train: {out} already holds a run; add --resume to continue it or pick another --out")
+    run.ckpt_dir.mkdir(parents=True, exist_ok=True)
+    timers = Timers()
+    env = make_env(cfg.backend, cfg.envs, cfg.seed, cfg.threads, cfg.variant, cfg.task)
+    wall0 = time.perf_counter()
+    try:
+        env = _timed_vec_env(env, timers)
+        if resume:
+            ckpt = run.latest_checkpoint()
+            if ckpt is None:
+                raise SystemExit(f"train: --resume: no checkpoint in {run.ckpt_dir}")
+            model = PPO.load(ckpt, env=env, device="cpu")
+            # fresh but reproducible draws after a resume: env i gets seed + timesteps + i at the
+            # next reset, torch and numpy likewise seed + timesteps
+            model.set_random_seed(cfg.seed + model.num_timesteps)
+            run.load_curve(model.num_timesteps)
+            if not quiet:
+                print(f"resuming {ckpt} at {model.num_timesteps:,} env steps", flush=True)
+        else:
+            model = build_model(cfg, env)
+        _write_run_json(cfg, out)
+        _time_policy(model.policy, timers)
+        per_update = cfg.n_steps * cfg.envs
+        total = max(cfg.steps, model.num_timesteps)
+        total = model.num_timesteps + math.ceil((total - model.num_timesteps) / per_update) * per_update
+        if not quiet:
+            print(f"PPO on {cfg.envs} ducks, backend {cfg.backend}"
+                  + (f" ({cfg.threads} threads)" if cfg.backend == "mdvec" and cfg.threads else "")
+                  + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
+                    f"torch threads {torch.get_num_threads()}; writing {out}", flush=True)
+        callback = _make_callback(run, timers, total, on_rollout)
+        try:
+            if total > model.num_timesteps:
+                model.learn(total_timesteps=total - model.num_timesteps, callback=callback, log_interval=None,
+                            reset_num_timesteps=not resume, progress_bar=False)
+        except KeyboardInterrupt:
+            run.write_curve()
+            last = run.latest_checkpoint()
+            print(f"\ntrain: interrupted at {model.num_timesteps:,} env steps; curve written. "
+                  + (f"Resume from {last.name} with the same command and --resume." if last else
+                     "No checkpoint yet."), file=sys.stderr)
+            raise
+        wall = time.perf_counter() - wall0
+        final = run.checkpoint_path(model.num_timesteps)
+        if not final.exists():
+            model.save(final)
+        model.save(out / "policy.zip")
+        run.write_curve()
+        digest = params_sha256(model.policy)
+        summary = {
+            "timesteps": int(model.num_timesteps),
+            "updates": run.rows[-1]["update"] if run.rows else 0,
+            "wall_s_this_session": wall,
+            "train_time_s": run.rows[-1]["time_s"] if run.rows else 0.0,
+            "params_sha256": digest,
+            "last_rollout_sha256": run.rows[-1]["rollout_sha256"] if run.rows else None,
+            "ep_return_avg100": run.rows[-1]["ep_return_avg100"] if run.rows else None,
+            "survival_last_update": run.rows[-1]["survival"] if run.rows else None,
+            "policy": str(out / "policy.zip"),
+        }
+        _atomic_write(out / "summary.json", json.dumps({k: _json_value(v) for k, v in summary.items()}, indent=1))
+        if not quiet:
+            print(f"done: {model.num_timesteps:,} env steps in {_fmt_time(wall)}; wrote {out / 'policy.zip'}, "
+                  f"curve.json/csv/png; params sha256 {digest}", flush=True)
+        return TrainResult(model=model, rows=run.rows, params_sha256=digest, timesteps=int(model.num_timesteps),
+                           wall_s=wall)
+    finally:
+        env.close()
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "mujoco", "torch", "stable_baselines3", "gymnasium"):
+        try:
+            out[name] = __import__(name).__version__
+        except Exception:  # noqa: BLE001 - versions are informative only
+            pass
+    try:
+        from . import __version__
+
+        out["mdvec"] = __version__
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def _write_run_json(cfg: TrainConfig, out: Path) -> None:
+    path = out / "run.json"
+    doc = json.loads(path.read_text()) if path.exists() else {"sessions": []}
+    doc["config"] = cfg.to_json()
+    doc["sessions"].append({"argv": sys.argv, "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                            "host": platform.node(), "cpus": os.cpu_count(), "versions": _versions()})
+    _atomic_write(path, json.dumps(doc, indent=1))
+
+
+def read_run_config(path: Path) -> TrainConfig | None:
+    """Return the TrainConfig stored in a run folder's run.json (path: the folder or a file in it)."""
+    for folder in (path, path.parent, path.parent.parent) if path.suffix else (path,):
+        run_json = folder / "run.json"
+        if run_json.is_file():
+            return TrainConfig.from_json(json.loads(run_json.read_text())["config"])
+    return None
+
+
+# ------------------------------------------------------------------ command line
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m mdvec train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+    d = TrainConfig()
+    p.add_argument("--backend", choices=BACKENDS, default=None, help=f"env backend (default {d.backend})")
+    p.add_argument("--envs", type=int, default=None, help=f"parallel envs (default {d.envs})")
+    p.add_argument("--threads", type=int, default=None, help="mdvec worker threads (default: the library's)")
+    p.add_argument("--steps", type=int, default=None, help=f"total env steps (default {d.steps:,})")
+    p.add_argument("--seed", type=int, default=None, help=f"seed of PPO and of env i (seed + i) (default {d.seed})")
+    p.add_argument("--out", default=None, help=f"run folder (default {d.out})")
+    p.add_argument("--resume", action="store_true", help="continue the newest checkpoint in --out up to --steps")
+    g = p.add_argument_group("PPO")
+    for name, kind, text in (("n_steps", int, "steps per env per update"), ("batch_size", int, "minibatch"),
+                             ("n_epochs", int, "epochs per update"), ("learning_rate", float, "Adam step"),
+                             ("gamma", float, "discount"), ("gae_lambda", float, "GAE lambda"),
+                             ("clip_range", float, "PPO clip"), ("ent_coef", float, "entropy bonus"),
+                             ("vf_coef", float, "value loss weight"), ("max_grad_norm", float, "gradient clip"),
+                             ("log_std_init", float, "initial log std of the actions")):
+        g.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None,
+                       help=f"{text} (default {getattr(d, name)})")
+    g.add_argument("--net", default=None, help="hidden layer sizes of policy and value nets (default 128,128)")
+    t = p.add_argument_group("task")
+    t.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="duck task option")
+    t.add_argument("--variant", default=None, help="built-in duck model variant (default: default)")
+    r = p.add_argument_group("run")
+    r.add_argument("--checkpoint-every", type=int, default=None,
+                   help=f"PPO updates between checkpoints (default {d.checkpoint_every})")
+    r.add_argument("--torch-threads", type=int, default=None, help=TORCH_THREADS_HELP)
+    r.add_argument("--print-every", type=float, default=None,
+                   help=f"seconds between progress lines (default {d.print_every})")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, dict[str, Any]]:
+    """Return the configuration the arguments ask for and the fields they gave explicitly."""
+    given: dict[str, Any] = {}
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in ("task", "net"):
+            continue
+        value = getattr(args, f.name, None)
+        if value is not None:
+            given[f.name] = value
+    if args.net is not None:
+        try:
+            given["net"] = tuple(int(v) for v in args.net.split(",") if v.strip())
+        except ValueError:
+            raise ValueError(f"--net: write sizes like 128,128, got {args.net!r}") from None
+    if args.option:
+        given["task"] = parse_task_options(args.option)
+    cfg = dataclasses.replace(TrainConfig(), **given)
+    return cfg, given
+
+
+def _check(cfg: TrainConfig) -> None:
+    for name in ("envs", "steps", "n_steps", "batch_size", "n_epochs", "checkpoint_every", "torch_threads"):
+        if getattr(cfg, name) <= 0:
+            raise ValueError(f"--{name.replace('_', '-')}: must be positive, got {getattr(cfg, name)}")
+    if cfg.threads is not None and cfg.threads <= 0:
+        raise ValueError(f"--threads: must be positive, got {cfg.threads}")
+    if not cfg.net or any(n <= 0 for n in cfg.net):
+        raise ValueError(f"--net: need positive layer sizes, got {cfg.net}")
+    TaskConfig.from_kwargs(**cfg.task)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg, given = config_from_args(args)
+        if args.resume:
+            saved = read_run_config(Path(cfg.out))
+            if saved is None:
+                raise ValueError(f"--resume: no run.json in {cfg.out}")
+            clash = [f"{k} (run: {getattr(saved, k)!r}, asked: {v!r})" for k, v in given.items()
+                     if k not in TrainConfig.RESUMABLE and getattr(saved, k) != v]
+            if clash:
+                raise ValueError("--resume: these differ from the run being resumed: " + "; ".join(clash))
+            cfg = dataclasses.replace(saved, **{k: v for k, v in given.items() if k in TrainConfig.RESUMABLE})
+        _check(cfg)
+        if cfg.backend == "processes" and cfg.threads is not None:
+            print("train: --threads is ignored by --backend processes (one process per env)", file=sys.stderr)
+    except ValueError as exc:
+        print(f"train: {exc}", file=sys.stderr)
+        return 2
+    try:
+        train(cfg, resume=args.resume, quiet=args.quiet)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
