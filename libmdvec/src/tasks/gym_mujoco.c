@@ -1,0 +1,213 @@
+/* gym_mujoco.c: what the Gymnasium MuJoCo v5 tasks share; see gym_mujoco.h.
+ *
+ * References (gymnasium 1.x): envs/mujoco/mujoco_env.py (MujocoEnv: expand_model_path,
+ * _initialize_simulation, init_qpos/init_qvel, set_state, _step_mujoco_simulation, dt, reset),
+ * wrappers/common.py (TimeLimit), numpy's loops_utils.h.src (FLOAT_pairwise_sum).
+ */
+#include "gym_mujoco.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npmath.h"
+
+/*---------------------------------- Shared part ---------------------------------------------------*/
+
+int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err, size_t err_size) {
+  memset(sh, 0, sizeof *sh);
+  const char *path = opts[GM_OPT_XML_FILE].s;
+  if (!path || !path[0]) {
+    snprintf(err, err_size, "%s: option xml_file is empty: give the path of an MJCF model", task);
+    return MDVEC_ERR_CONFIG;
+  }
+  if (path[0] != '/' && path[0] != '.') {
+    /* MujocoEnv's expand_model_path: "~..." is expanded, any other name is looked up in gymnasium's
+       assets folder; neither is known here. */
+    snprintf(err, err_size,
+             "%s: option xml_file '%s' is not a path starting with '/' or '.': Gymnasium resolves "
+             "a bare name in gymnasium/envs/mujoco/assets/ and expands '~', which the C library "
+             "cannot do; give the resolved path (mdvec's Python binding resolves it like "
+             "Gymnasium's MujocoEnv)", task, path);
+    return MDVEC_ERR_CONFIG;
+  }
+  sh->frame_skip = (int)opts[GM_OPT_FRAME_SKIP].i[0];
+  sh->max_episode_steps = (int)opts[GM_OPT_MAX_EPISODE_STEPS].i[0];
+  sh->reset_noise_scale = opts[GM_OPT_RESET_NOISE_SCALE].d[0];
+
+  size_t len = strlen(path);
+  sh->path = malloc(len + 1);
+  if (sh->path) memcpy(sh->path, path, len + 1);
+  if (!sh->path) {
+    snprintf(err, err_size, "%s: out of memory", task);
+    return MDVEC_ERR_NOMEM;
+  }
+  char load_err[1000] = "";
+  sh->m = mj_loadXML(path, NULL, load_err, (int)sizeof load_err);
+  if (!sh->m) {
+    snprintf(err, err_size, "%s: cannot load xml_file '%s': %s", task, path, load_err);
+    gm_destroy(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  const mjModel *m = sh->m;
+  if (m->nu < 1) {
+    snprintf(err, err_size, "%s: the model '%s' has no actuator", task, path);
+    gm_destroy(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  sh->dt = m->opt.timestep * (double)sh->frame_skip;  /* MujocoEnv.dt */
+
+  /* init_qpos / init_qvel: what a fresh MjData holds (mj_makeData resets it to qpos0, zero qvel). */
+  sh->init_qpos = malloc(sizeof(double) * (size_t)(m->nq > 0 ? m->nq : 1));
+  sh->init_qvel = malloc(sizeof(double) * (size_t)(m->nv > 0 ? m->nv : 1));
+  sh->act_low = malloc(sizeof(double) * (size_t)m->nu);
+  sh->act_high = malloc(sizeof(double) * (size_t)m->nu);
+  mjData *d = mj_makeData(m);
+  if (!sh->init_qpos || !sh->init_qvel || !sh->act_low || !sh->act_high || !d) {
+    if (d) mj_deleteData(d);
+    snprintf(err, err_size, "%s: out of memory", task);
+    gm_destroy(sh);
+    return MDVEC_ERR_NOMEM;
+  }
+  memcpy(sh->init_qpos, d->qpos, sizeof(double) * (size_t)m->nq);
+  memcpy(sh->init_qvel, d->qvel, sizeof(double) * (size_t)m->nv);
+  mj_deleteData(d);
+
+  /* _set_action_space: Box(actuator_ctrlrange.astype(np.float32)). */
+  for (int i = 0; i < m->nu; i++) {
+    sh->act_low[i] = (double)(float)m->actuator_ctrlrange[2 * i];
+    sh->act_high[i] = (double)(float)m->actuator_ctrlrange[2 * i + 1];
+  }
+  return MDVEC_OK;
+}
+
+void gm_destroy(gm_shared *sh) {
+  if (!sh) return;
+  if (sh->m) mj_deleteModel(sh->m);
+  free(sh->path);
+  free(sh->init_qpos);
+  free(sh->init_qvel);
+  free(sh->act_low);
+  free(sh->act_high);
+  memset(sh, 0, sizeof *sh);
+}
+
+void gm_fill_spec(const gm_shared *sh, mdv_spec *spec) {
+  spec->obs_dtype = MDVEC_DTYPE_F64;
+  spec->act_dim = (int)sh->m->nu;
+  spec->act_low = sh->act_low;
+  spec->act_high = sh->act_high;
+  spec->max_episode_steps = sh->max_episode_steps;
+  spec->nq = (int)sh->m->nq;
+  spec->nv = (int)sh->m->nv;
+  spec->nbody = (int)sh->m->nbody;
+  spec->model_path = sh->path;
+}
+
+int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size) {
+  e->sh = sh;
+  e->elapsed = 0;
+  e->d = mj_makeData(sh->m);
+  if (!e->d) {
+    snprintf(err, err_size, "out of memory for one env's mjData");
+    return -1;
+  }
+  return 0;
+}
+
+void gm_env_free(gm_env *e) {
+  if (e->d) mj_deleteData(e->d);
+  e->d = NULL;
+}
+
+/*---------------------------------- Reset ---------------------------------------------------------*/
+
+void gm_reset_begin(gm_env *e) {
+  e->elapsed = 0;                   /* TimeLimit.reset */
+  mj_resetData(e->sh->m, e->d);     /* MujocoEnv.reset, before reset_model */
+}
+
+void gm_add_uniform_noise(const gm_env *e, double *dst, const double *init, int n, mdv_pcg64 *rng) {
+  double low = -e->sh->reset_noise_scale, high = e->sh->reset_noise_scale;
+  for (int i = 0; i < n; i++) dst[i] = init[i] + mdv_pcg64_uniform(rng, low, high);
+}
+
+void gm_add_normal_noise(const gm_env *e, double *dst, const double *init, int n, mdv_pcg64 *rng) {
+  double s = e->sh->reset_noise_scale;
+  for (int i = 0; i < n; i++) dst[i] = init[i] + s * mdv_pcg64_standard_normal(rng);
+}
+
+void gm_set_state_done(gm_env *e) {
+  mj_forward(e->sh->m, e->d);
+}
+
+/*---------------------------------- Step ----------------------------------------------------------*/
+
+void gm_do_simulation(gm_env *e, const double *action) {
+  const mjModel *m = e->sh->m;
+  mjData *d = e->d;
+  memcpy(d->ctrl, action, sizeof(double) * (size_t)m->nu);
+  for (int k = 0; k < e->sh->frame_skip; k++) mj_step(m, d);
+  mj_rnePostConstraint(m, d);
+}
+
+int gm_time_limit(gm_env *e) {
+  e->elapsed++;
+  return e->sh->max_episode_steps > 0 && e->elapsed >= e->sh->max_episode_steps;
+}
+
+/*---------------------------------- numpy in the action's dtype -----------------------------------*/
+
+#define GM_PW_BLOCKSIZE 128
+
+/* numpy's FLOAT_pairwise_sum (float32 accumulators) over a contiguous float32 array. */
+static float pairwise_sum_f32(const float *a, int n) {
+  if (n < 8) {
+    float res = -0.0f;
+    for (int i = 0; i < n; i++) res += a[i];
+    return res;
+  }
+  if (n <= GM_PW_BLOCKSIZE) {
+    float r[8];
+    int i;
+    for (int k = 0; k < 8; k++) r[k] = a[k];
+    for (i = 8; i < n - (n % 8); i += 8) {
+      for (int k = 0; k < 8; k++) r[k] += a[i + k];
+    }
+    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[i];
+    return res;
+  }
+  int n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum_f32(a, n2) + pairwise_sum_f32(a + n2, n - n2);
+}
+
+double gm_sum_square(const double *a, int n, int dtype) {
+  if (n <= 0) return 0.0;
+  if (dtype == MDVEC_DTYPE_F32) {
+    float stack[64];
+    float *sq = n <= 64 ? stack : malloc(sizeof(float) * (size_t)n);
+    if (!sq) return NAN;  /* not reached for any MuJoCo model's nu in practice */
+    for (int i = 0; i < n; i++) {
+      float x = (float)a[i];
+      sq[i] = x * x;
+    }
+    float s = 0.0f + pairwise_sum_f32(sq, n);
+    if (sq != stack) free(sq);
+    return (double)s;
+  }
+  double stack[64];
+  double *sq = n <= 64 ? stack : malloc(sizeof(double) * (size_t)n);
+  if (!sq) return NAN;
+  for (int i = 0; i < n; i++) sq[i] = mdv_np_square(a[i]);
+  double s = mdv_np_sum(sq, n);
+  if (sq != stack) free(sq);
+  return s;
+}
+
+double gm_weak_mul(double w, double x, int dtype) {
+  if (dtype == MDVEC_DTYPE_F32) return (double)((float)w * (float)x);
+  return w * x;
+}

@@ -1,0 +1,121 @@
+/* gym_mujoco.h: what the Gymnasium MuJoCo v5 tasks share (internal, not part of the ABI).
+ *
+ * Each piece reproduces one part of gymnasium/envs/mujoco/mujoco_env.py (MujocoEnv), of the
+ * TimeLimit wrapper that gymnasium.make adds, or of a numpy expression the v5 envs all use, bit for
+ * bit. A v5 task (tasks/hopper.c is the first) embeds gm_shared and gm_env as the first members of
+ * its own structs, declares GM_OPTIONS(...) first in its option table, and writes only its own
+ * observation, reward, health and reset_model.
+ *
+ * The model: xml_file is loaded once (mj_loadXML, as MjModel.from_xml_path) and every env's mjData
+ * runs on that one read-only mjModel (MuJoCo never writes a model while stepping). The C library
+ * cannot know where the gymnasium package lives: a bare name such as "hopper.xml" (which MujocoEnv
+ * looks up in gymnasium/envs/mujoco/assets) is refused with a message; the Python binding resolves
+ * xml_file like MujocoEnv (python/mdvec/gym_tasks.py) and passes a path.
+ */
+#ifndef MDV_GYM_MUJOCO_H
+#define MDV_GYM_MUJOCO_H
+
+#include <float.h>
+#include <stdint.h>
+
+#include "task.h"
+
+/*---------------------------------- Options every v5 task has ------------------------------------*/
+
+/* The first GM_N_OPTIONS entries of a v5 task's option table, in this order. xml: Gymnasium's default
+ * file name (text); skip, steps, noise: the defaults of frame_skip, max_episode_steps (from the
+ * task's gymnasium.register) and reset_noise_scale, as text. reset_noise_scale is bounded like
+ * Generator.uniform(-s, s), which raises unless 0 <= 2 s < inf; max_episode_steps 0 is make's -1
+ * (no TimeLimit). */
+#define GM_OPTIONS(xml, skip, steps, noise)                                                          \
+  {"xml_file", MDVEC_OPT_STRING, xml, 0.0, 0.0, NULL,                                               \
+   "MJCF model path (a bare name is Gymnasium's assets/<name>: the Python binding resolves it)"},   \
+  {"frame_skip", MDVEC_OPT_INT, skip, 1.0, 1e6, NULL,                                               \
+   "MuJoCo steps per env step; dt = opt.timestep * frame_skip"},                                    \
+  {"max_episode_steps", MDVEC_OPT_INT, steps, 0.0, 2147483647.0, NULL,                              \
+   "TimeLimit: truncated once this many steps were taken since reset (0: never)"},                  \
+  {"reset_noise_scale", MDVEC_OPT_DOUBLE, noise, 0.0, DBL_MAX / 2, NULL,                            \
+   "half-width of the uniform noise added to init_qpos/init_qvel at reset"}
+
+enum { GM_OPT_XML_FILE, GM_OPT_FRAME_SKIP, GM_OPT_MAX_EPISODE_STEPS, GM_OPT_RESET_NOISE_SCALE,
+       GM_N_OPTIONS };
+
+/*---------------------------------- Shared part and env -----------------------------------------*/
+
+typedef struct gm_shared_ {  /* one configured v5 task; the first member of the task's shared struct */
+  mjModel *m;                /* the model, loaded once, read-only, used by every env */
+  char *path;                /* xml_file as loaded */
+  int frame_skip;            /* MuJoCo steps per env step */
+  double dt;                 /* MujocoEnv.dt: m->opt.timestep * frame_skip */
+  int max_episode_steps;     /* TimeLimit's limit, 0: none */
+  double reset_noise_scale;  /* reset noise half-width */
+  double *init_qpos;         /* (nq) MujocoEnv.init_qpos: MjData(model).qpos, i.e. qpos0 */
+  double *init_qvel;         /* (nv) MujocoEnv.init_qvel: zeros */
+  double *act_low;           /* (nu) action_space.low: actuator_ctrlrange[:, 0] as float32, widened */
+  double *act_high;          /* (nu) action_space.high */
+} gm_shared;
+
+typedef struct gm_env_ {     /* one env; the first member of the task's env struct */
+  const gm_shared *sh;       /* its task */
+  mjData *d;                 /* its data on sh->m */
+  int64_t elapsed;           /* TimeLimit._elapsed_steps since the last reset */
+} gm_env;
+
+/* Read the GM_OPTIONS values (opts[0..GM_N_OPTIONS-1]), load xml_file and fill sh; task names the
+ * task in messages. Return MDVEC_OK, or MDVEC_ERR_CONFIG / MDVEC_ERR_MODEL / MDVEC_ERR_NOMEM with a
+ * message (sh is then freed). */
+int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err, size_t err_size);
+
+/* Free what gm_create allocated; safe on a zeroed struct. */
+void gm_destroy(gm_shared *sh);
+
+/* Fill the spec fields the shared part knows: act_dim, act_low/high, max_episode_steps, nq, nv,
+ * nbody, model_path; obs_dtype float64. The task fills obs_dim, info, env_size. */
+void gm_fill_spec(const gm_shared *sh, mdv_spec *spec);
+
+/* Make env e's mjData on sh's model; return 0, or -1 with a message. */
+int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size);
+
+/* Free e's mjData; safe on a zeroed env. */
+void gm_env_free(gm_env *e);
+
+/*---------------------------------- Reset (MujocoEnv.reset, TimeLimit.reset) --------------------*/
+
+/* Start a reset: TimeLimit's elapsed = 0 and mj_resetData (reset_model comes next). */
+void gm_reset_begin(gm_env *e);
+
+/* dst[i] = init[i] + rng.uniform(-reset_noise_scale, reset_noise_scale, size=n)[i]: the v5
+ * reset_model noise `self.init_qpos + self.np_random.uniform(low=noise_low, high=noise_high,
+ * size=n)` (n draws in order). */
+void gm_add_uniform_noise(const gm_env *e, double *dst, const double *init, int n, mdv_pcg64 *rng);
+
+/* dst[i] = init[i] + reset_noise_scale * rng.standard_normal(n)[i] (HalfCheetah/Ant style qvel). */
+void gm_add_normal_noise(const gm_env *e, double *dst, const double *init, int n, mdv_pcg64 *rng);
+
+/* MujocoEnv.set_state's last step once qpos/qvel were written into e->d: mj_forward (act is left as
+ * mj_resetData left it: set_state writes None into an empty act only). */
+void gm_set_state_done(gm_env *e);
+
+/*---------------------------------- Step (MujocoEnv.do_simulation, TimeLimit.step) ---------------*/
+
+/* data.ctrl[:] = action; mj_step frame_skip times (mj_step(m, d, nstep=frame_skip) loops over
+ * mj_step); mj_rnePostConstraint. */
+void gm_do_simulation(gm_env *e, const double *action);
+
+/* TimeLimit.step: elapsed += 1; return 1 when elapsed >= max_episode_steps (and it is not 0). */
+int gm_time_limit(gm_env *e);
+
+/*---------------------------------- numpy in the action's dtype ---------------------------------*/
+
+/* np.sum(np.square(a)) for a of n elements of dtype (MDVEC_DTYPE_F32: float32 squares summed pairwise
+ * in float32, numpy's FLOAT_pairwise_sum, result widened; else float64, mdv_np_sum). */
+double gm_sum_square(const double *a, int n, int dtype);
+
+/* w * x for a Python float w and a numpy scalar x of dtype: under NEP 50 w is cast to float32 (inf
+ * past FLT_MAX) and the product rounded to float32 when dtype is MDVEC_DTYPE_F32; else w * x. */
+double gm_weak_mul(double w, double x, int dtype);
+
+/* Copy the env's info field value v into info field k of out (info[k * stride]). */
+static inline void gm_info(const mdv_out *out, int k, double v) { out->info[(size_t)k * out->stride] = v; }
+
+#endif /* MDV_GYM_MUJOCO_H */
