@@ -1,0 +1,190 @@
+"""Evaluate a trained policy on the Python reference duck, next to the hold-pose policy.
+
+``python -m mdvec evaluate --policy runs/duck1/policy.zip``
+
+Each evaluation seed s builds one ``mdvec.reference.DuckEnv(seed=s)`` and runs ``--episodes``
+episodes back to back on it (the env's own generator draws every episode: pushes, noise, DR), with
+deterministic actions (the policy's mean action, clipped to [-1, 1]). The hold-pose policy (all-zero
+actions: hold the home pose) runs on the same seeds, so both meet the same shoves.
+
+Reported per policy: episode return (mean, std, min, per seed), survival (share of steps not
+fallen), upright share (share of steps with the trunk's z axis within about 26 degrees of vertical,
+``upright_cos > 0.9``), median trunk height, and the share of episodes with no fall. The task options
+(``-o``) default to the ones the policy was trained with (its run folder's run.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
+DEFAULT_EPISODES = 20
+UPRIGHT_COS = 0.9
+GOAL_SURVIVAL = 0.9
+GOAL_RETURN_RATIO = 1.3
+
+Policy = Callable[[np.ndarray], np.ndarray]
+
+
+def hold_pose(obs: np.ndarray) -> np.ndarray:
+    """The hold-pose policy: all-zero actions (servo targets at the home pose)."""
+    return np.zeros((obs.shape[0], 14), dtype=np.float32)
+
+
+def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
+    """Return a batch policy (obs (n, 48) -> actions (n, 14) float32) from an SB3 PPO zip, deterministic."""
+    import torch
+
+    torch.set_num_threads(torch_threads)
+    from stable_baselines3 import PPO
+
+    model = PPO.load(str(path), device="cpu")
+
+    def act(obs: np.ndarray) -> np.ndarray:
+        action, _ = model.predict(obs, deterministic=True)
+        return np.asarray(action, dtype=np.float32)
+
+    return act
+
+
+def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str = "default",
+                 task: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run ``episodes`` episodes per seed (seeds in lockstep, batched policy calls); return the metrics."""
+    from .reference import DuckEnv
+
+    envs = [DuckEnv(seed=s, variant=variant, **(task or {})) for s in seeds]
+    n, length = len(envs), envs[0].cfg.episode_len
+    returns = np.zeros((n, episodes))
+    fallen = np.zeros((n, episodes, length), dtype=bool)
+    up = np.zeros((n, episodes, length))
+    height = np.zeros((n, episodes, length))
+    for ep in range(episodes):
+        obs = np.stack([e.reset() for e in envs])
+        for t in range(length):
+            action = policy(obs)
+            for k, env in enumerate(envs):
+                o, r, done, info = env.step(action[k])
+                obs[k] = o
+                returns[k, ep] += r
+                fallen[k, ep, t] = info["fallen"]
+                up[k, ep, t] = info["upright_cos"]
+                height[k, ep, t] = info["trunk_height"]
+            if done:
+                break
+    h_home = float(envs[0].info.h_home)
+    return {
+        "return_mean": float(returns.mean()),
+        "return_std": float(returns.std()),
+        "return_min": float(returns.min()),
+        "return_per_seed": [float(v) for v in returns.mean(axis=1)],
+        "survival": float(1.0 - fallen.mean()),
+        "upright_share": float((up > UPRIGHT_COS).mean()),
+        "median_trunk_height": float(np.median(height)),
+        "median_trunk_height_rel": float(np.median(height) / h_home),
+        "episodes_without_fall": float((~fallen.any(axis=2)).mean()),
+        "episodes": int(n * episodes),
+        "steps": int(fallen.size),
+    }
+
+
+def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEEDS),
+             episodes: int = DEFAULT_EPISODES, variant: str = "default", task: dict[str, Any] | None = None,
+             baseline: bool = True) -> dict[str, Any]:
+    """Evaluate a policy file (None or "hold-pose": the hold-pose policy) and, unless told not to, hold-pose."""
+    result: dict[str, Any] = {"policy": str(policy_path) if policy_path else "hold-pose", "seeds": list(seeds),
+                              "episodes_per_seed": episodes, "variant": variant, "task": dict(task or {}),
+                              "deterministic": True}
+    t0 = time.perf_counter()
+    if policy_path and str(policy_path) != "hold-pose":
+        result["trained"] = run_episodes(load_policy(policy_path), seeds, episodes, variant, task)
+    if baseline or "trained" not in result:
+        result["hold_pose"] = run_episodes(hold_pose, seeds, episodes, variant, task)
+    if "trained" in result and "hold_pose" in result:
+        tr, hp = result["trained"], result["hold_pose"]
+        ratio = tr["return_mean"] / hp["return_mean"] if hp["return_mean"] else float("nan")
+        result["return_ratio"] = ratio
+        result["goal"] = {"survival_min": GOAL_SURVIVAL, "return_ratio_min": GOAL_RETURN_RATIO,
+                          "met": bool(tr["survival"] >= GOAL_SURVIVAL and ratio >= GOAL_RETURN_RATIO)}
+    result["wall_s"] = time.perf_counter() - t0
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """Return the evaluation as a small text table."""
+    cols = [(name, result[key]) for name, key in (("trained", "trained"), ("hold-pose", "hold_pose")) if key in result]
+    lines = [f"{'':28s}" + "".join(f"{name:>14s}" for name, _ in cols)]
+    for label, key, fmt in (("return (mean)", "return_mean", "{:14.1f}"), ("return (std)", "return_std", "{:14.1f}"),
+                            ("return (min)", "return_min", "{:14.1f}"), ("survival", "survival", "{:14.3f}"),
+                            ("upright share (cos > 0.9)", "upright_share", "{:14.3f}"),
+                            ("median trunk height (m)", "median_trunk_height", "{:14.4f}"),
+                            ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
+                            ("episodes without a fall", "episodes_without_fall", "{:14.3f}")):
+        lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
+    if "return_ratio" in result:
+        g = result["goal"]
+        lines.append(f"return ratio trained / hold-pose: {result['return_ratio']:.3f}; goal (survival >= "
+                     f"{g['survival_min']} and ratio >= {g['return_ratio_min']}): {'met' if g['met'] else 'not met'}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .train import task_option_help
+
+    p = argparse.ArgumentParser(prog="python -m mdvec evaluate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+    p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
+    p.add_argument("--seeds", default=",".join(map(str, DEFAULT_SEEDS)),
+                   help="evaluation seeds, comma-separated (default %(default)s)")
+    p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES, help="episodes per seed (default %(default)s)")
+    p.add_argument("--no-baseline", action="store_true", help="skip the hold-pose policy")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="duck task option (default: the policy's training options)")
+    p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
+    p.add_argument("--out", default=None, help="JSON file to write (default: eval_<policy name>.json next to the policy)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .train import parse_task_options, read_run_config
+
+    args = build_parser().parse_args(argv)
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+        if not seeds or any(s < 0 for s in seeds):
+            raise ValueError(f"--seeds: need non-negative integers, got {args.seeds!r}")
+        if args.episodes <= 0:
+            raise ValueError(f"--episodes: must be positive, got {args.episodes}")
+        trained = args.policy != "hold-pose"
+        if trained and not Path(args.policy).is_file():
+            raise ValueError(f"--policy: no such file {args.policy}")
+        saved = read_run_config(Path(args.policy)) if trained else None
+        task = dict(saved.task) if saved else {}
+        task.update(parse_task_options(args.option))
+        variant = args.variant or (saved.variant if saved else "default")
+    except ValueError as exc:
+        print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
+    print(f"evaluating {args.policy} on the reference duck: seeds {seeds} x {args.episodes} episodes, "
+          f"deterministic actions; task options {task or 'default'}" + (f", variant {variant}" if variant != "default" else ""),
+          flush=True)
+    result = evaluate(args.policy if trained else None, seeds, args.episodes, variant, task,
+                      baseline=not args.no_baseline)
+    print(format_table(result))
+    out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
+                                           if trained else Path("eval_hold-pose.json"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
+    print(f"wrote {out} ({result['wall_s']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

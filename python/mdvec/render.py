@@ -1,0 +1,280 @@
+"""Render episodes of a policy on the duck to a GIF or MP4, with the shoves shown.
+
+``python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif``
+``python -m mdvec render --policy hold-pose --out hold.gif --seed 3 --episodes 2``
+
+The episodes run on the Python reference env (``mdvec.reference.DuckEnv(seed=--seed)``, episodes back
+to back); the C env reaches the same states bit for bit, so this is also what mdvec computed. Frames
+come from ``mujoco.Renderer`` with a camera tracking the trunk. At each shove a red arrow shows its
+direction and strength (0.25 m per m/s, for half a second), the frame border flashes red and the
+caption names its speed; the caption also shows the policy, seed, episode, time and return so far,
+and "FALLEN" once the duck is down.
+
+Headless by default: unless MUJOCO_GL is set, rendering uses EGL (no display needed). Set
+MUJOCO_GL=glfw to render with a display, or MUJOCO_GL=osmesa for software rendering.
+GIFs are written with Pillow (matplotlib's dependency); MP4 needs ffmpeg on PATH or imageio-ffmpeg.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
+SHOW_STEPS = 25  # steps an arrow stays (0.5 s at 50 Hz)
+FLASH_STEPS = 4  # steps the border flashes
+
+
+class NoGLError(RuntimeError):
+    """No OpenGL context could be made for rendering."""
+
+
+def _gl_hint(backend: str, exc: BaseException) -> str:
+    return (f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}).\n"
+            "Rendering needs one of: EGL (the default here; libEGL from the GPU driver or Mesa, e.g. "
+            "apt install libegl1 libgl1), MUJOCO_GL=osmesa (libOSMesa), or MUJOCO_GL=glfw with a display.")
+
+
+def select_gl() -> str:
+    """Make mujoco.Renderer use EGL unless MUJOCO_GL says otherwise; return the backend's name.
+
+    mujoco picks its GL context class from MUJOCO_GL when it is imported, and ``python -m mdvec``
+    imports mujoco before this command runs; with MUJOCO_GL unset it picked GLFW, which needs a
+    display. So, with MUJOCO_GL unset, the EGL class is put in its place here, as mujoco would have
+    done with MUJOCO_GL=egl.
+    """
+    chosen = os.environ.get("MUJOCO_GL", "").strip().lower()
+    if chosen:
+        return chosen
+    os.environ["MUJOCO_GL"] = "egl"
+    try:
+        import mujoco.egl
+        from mujoco.rendering.classic import gl_context
+    except Exception as exc:  # noqa: BLE001 - any failure here means no EGL
+        raise NoGLError(_gl_hint("egl", exc)) from exc
+    gl_context.GLContext = mujoco.egl.GLContext
+    return "egl"
+
+
+def make_renderer(model: Any, width: int, height: int) -> Any:
+    """Return a mujoco.Renderer, or raise NoGLError with what to install or set."""
+    import mujoco
+
+    backend = select_gl()
+    try:
+        return mujoco.Renderer(model, height=height, width=width)
+    except Exception as exc:  # noqa: BLE001 - GL failures come as many types
+        raise NoGLError(_gl_hint(backend, exc)) from exc
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
+
+
+def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int = 1, width: int = 320,
+                    height: int = 240, fps: int = 25, variant: str = "default",
+                    task: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """Run episodes and return (PIL frames, stats); ``policy`` maps obs (1, 48) to actions (1, 14)."""
+    import mujoco
+    from PIL import Image, ImageDraw
+
+    from .reference import DuckEnv
+
+    env = DuckEnv(seed=seed, variant=variant, **(task or {}))
+    dt = env.model.opt.timestep * env.cfg.substeps
+    stride = max(1, round(1.0 / (fps * dt)))
+    renderer = make_renderer(env.model, width, height)
+    cam = mujoco.MjvCamera()
+    cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+    cam.trackbodyid = env.info.trunk
+    cam.distance = 4.0 * env.info.h_home
+    cam.elevation = -25.0
+    cam.azimuth = 135.0
+    font, small = _font(max(11, height // 18)), _font(max(10, height // 22))
+    frames: list[Any] = []
+    stats: dict[str, Any] = {"episodes": [], "frame_stride_steps": stride, "fps": 1.0 / (stride * dt)}
+    try:
+        for ep in range(episodes):
+            obs = env.reset()
+            total, fallen_any, shoves = 0.0, False, []
+            active: list[tuple[int, np.ndarray]] = []  # (step of the shove, velocity xy)
+            for t in range(env.cfg.episode_len + 1):
+                if t > 0:
+                    action = np.asarray(policy(obs[None, :]), dtype=np.float32)[0]
+                    obs, reward, done, info = env.step(action)
+                    total += reward
+                    fallen_any |= bool(info["fallen"])
+                    if info["pushed"]:
+                        for k in np.flatnonzero(env.params.push_steps == t - 1):
+                            vel = np.array(env.params.push_vel[k], dtype=float)
+                            active.append((t, vel))
+                            shoves.append({"step": t - 1, "speed": float(np.hypot(*vel))})
+                active = [(s, v) for s, v in active if t - s < SHOW_STEPS]
+                new_shove = any(t - s < FLASH_STEPS for s, _ in active)
+                if t % stride and not (active and any(s == t for s, _ in active)):
+                    continue
+                renderer.update_scene(env.data, camera=cam)
+                trunk = np.array(env.data.xpos[env.info.trunk], dtype=float)
+                for _, vel in active:
+                    _add_arrow(renderer.scene, trunk, vel)
+                img = Image.fromarray(renderer.render())
+                draw = ImageDraw.Draw(img)
+                caption = f"{policy_name}  seed {seed}  ep {ep + 1}/{episodes}  t {t * dt:4.2f}s  return {total:6.1f}"
+                draw.text((5, 4), caption, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=(0, 0, 0))
+                if active:
+                    speed = max(float(np.hypot(*v)) for _, v in active)
+                    draw.text((5, 4 + small.size + 4), f"SHOVE {speed:.2f} m/s", fill=(255, 60, 40), font=font,
+                              stroke_width=2, stroke_fill=(0, 0, 0))
+                    _compass(draw, renderer.scene.camera[0], [v for _, v in active], width, small)
+                if t > 0 and info["fallen"]:
+                    draw.text((5, height - font.size - 8), "FALLEN", fill=(255, 200, 0), font=font,
+                              stroke_width=2, stroke_fill=(0, 0, 0))
+                if new_shove:
+                    draw.rectangle([0, 0, width - 1, height - 1], outline=(255, 40, 30), width=max(3, width // 60))
+                frames.append(img)
+            stats["episodes"].append({"return": total, "fell": fallen_any, "shoves": shoves})
+    finally:
+        renderer.close()
+    return frames, stats
+
+
+def _compass(draw: Any, glcam: Any, vels: list[np.ndarray], width: int, font: Any) -> None:
+    """Draw the shove directions seen from above in a corner: up = away from the camera."""
+    fwd = np.array(glcam.forward, dtype=float)
+    fwd = np.array([fwd[0], fwd[1], 0.0])
+    fwd /= np.linalg.norm(fwd) or 1.0
+    right = np.array([fwd[1], -fwd[0], 0.0])  # forward x up: the screen's right, horizontal
+    r = max(18, width // 12)
+    cx, cy = width - r - 8, r + 8 + font.size
+    draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=(255, 255, 255), width=1)
+    draw.text((cx - r, cy - r - font.size - 3), "top view", fill=(255, 255, 255), font=font)
+    for vel in vels:
+        d = np.array([vel[0], vel[1], 0.0]) / (np.hypot(*vel) or 1.0)
+        x, y = float(d @ right), float(d @ fwd)
+        tip = (cx + 0.9 * r * x, cy - 0.9 * r * y)
+        tail = (cx - 0.9 * r * x, cy + 0.9 * r * y)
+        draw.line([tail, tip], fill=(255, 60, 40), width=3)
+        side = np.array([-y, -x]) * 0.35 * r  # arrow head
+        back = np.array(tip) - 0.45 * r * np.array([x, -y])
+        draw.polygon([tip, tuple(back + side), tuple(back - side)], fill=(255, 60, 40))
+
+
+def _add_arrow(scene: Any, trunk: np.ndarray, vel: np.ndarray) -> None:
+    """Add a red arrow to the scene that ends just short of the trunk, pointing along the shove."""
+    import mujoco
+
+    if scene.ngeom >= scene.maxgeom:
+        return
+    speed = float(np.hypot(*vel))
+    if speed <= 0:
+        return
+    direction = np.array([vel[0] / speed, vel[1] / speed, 0.0])
+    end = trunk - 0.10 * direction
+    start = end - ARROW_M_PER_MPS * speed * direction
+    geom = scene.geoms[scene.ngeom]
+    mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_ARROW, np.zeros(3), np.zeros(3), np.eye(3).ravel(),
+                        np.array([1.0, 0.15, 0.1, 0.9], dtype=np.float32))
+    mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_ARROW, 0.02, start, end)
+    scene.ngeom += 1
+
+
+def write_video(frames: list[Any], path: Path, fps: float) -> None:
+    """Write frames to a .gif (Pillow) or .mp4 (ffmpeg on PATH, else imageio-ffmpeg)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower()
+    if suffix == ".gif":
+        frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0,
+                       optimize=False)
+        return
+    if suffix != ".mp4":
+        raise ValueError(f"--out: write a .gif or an .mp4, got {path.name}")
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        try:
+            import imageio_ffmpeg  # type: ignore[import-not-found]
+
+            ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+        except ImportError:
+            raise ValueError("--out: MP4 needs ffmpeg on PATH or the imageio-ffmpeg package "
+                             "(pip install imageio-ffmpeg); a .gif needs nothing extra") from None
+    w, h = frames[0].size
+    cmd = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
+           "-r", f"{fps:g}", "-i", "-", "-an", "-vcodec", "libx264", "-pix_fmt", "yuv420p",
+           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", str(path)]
+    proc = subprocess.run(cmd, input=b"".join(np.asarray(f.convert("RGB")).tobytes() for f in frames),
+                          capture_output=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"ffmpeg failed: {proc.stderr.decode(errors='replace').strip()}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .train import task_option_help
+
+    p = argparse.ArgumentParser(prog="python -m mdvec render", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+    p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
+    p.add_argument("--out", required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
+    p.add_argument("--seed", type=int, default=0, help="env seed (default %(default)s)")
+    p.add_argument("--episodes", type=int, default=1, help="episodes, back to back (default %(default)s)")
+    p.add_argument("--width", type=int, default=320)
+    p.add_argument("--height", type=int, default=240)
+    p.add_argument("--fps", type=int, default=25, help="frames per second of sim time, played in real time "
+                   "(default %(default)s: every 2nd 50 Hz control step)")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="duck task option (default: the policy's training options)")
+    p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .evaluate import hold_pose, load_policy
+    from .train import parse_task_options, read_run_config
+
+    args = build_parser().parse_args(argv)
+    try:
+        out = Path(args.out)
+        if out.suffix.lower() not in (".gif", ".mp4"):
+            raise ValueError(f"--out: write a .gif or an .mp4, got {out.name}")
+        for name in ("episodes", "width", "height", "fps"):
+            if getattr(args, name) <= 0:
+                raise ValueError(f"--{name}: must be positive, got {getattr(args, name)}")
+        trained = args.policy != "hold-pose"
+        if trained and not Path(args.policy).is_file():
+            raise ValueError(f"--policy: no such file {args.policy}")
+        saved = read_run_config(Path(args.policy)) if trained else None
+        task = dict(saved.task) if saved else {}
+        task.update(parse_task_options(args.option))
+        variant = args.variant or (saved.variant if saved else "default")
+        policy = load_policy(args.policy) if trained else hold_pose
+        name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
+        frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height, args.fps,
+                                        variant, task)
+        write_video(frames, out, stats["fps"])
+    except NoGLError as exc:
+        print(str(exc), file=sys.stderr)
+        return 3
+    except ValueError as exc:
+        print(f"render: {exc}", file=sys.stderr)
+        return 2
+    for k, ep in enumerate(stats["episodes"]):
+        shoves = ", ".join(f"step {s['step']} {s['speed']:.2f} m/s" for s in ep["shoves"])
+        print(f"episode {k + 1}: return {ep['return']:.1f}, {'fell' if ep['fell'] else 'stayed up'}; shoves: {shoves}")
+    print(f"wrote {out}: {len(frames)} frames at {stats['fps']:g} fps, {args.width}x{args.height}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
