@@ -12,13 +12,15 @@ per window, outside the timing):
                 for observations, reward v2, pushes and autoreset: what a MuJoCo 4 user would write
   bare batch    the same Batch doing only the physics: the task's ctrl from the same actions, shoves
                 drawn like the task's, ``substeps`` steps: the ceiling for Python-side stacks
-  bare C        ``build/bench/mdvec_bench --mode bare``: the same physics per env on mdvec's own
+  bare C        ``mdvec_bench --mode bare`` (``--c-bench``, ``$MDVEC_BENCH`` or a source checkout's
+                ``build*/bench/mdvec_bench``): the same physics per env on mdvec's own
                 pool of W threads, no observation or reward: the physics ceiling (skipped when the
                 binary is not built)
 
 Windows alternate A B C D E F A B C ... so that drift of the machine biases every backend alike.
 Each window is a fixed number of vector steps per backend, sized once from a warmup to last about
-``--window-seconds``. The JSON, the table and the plot (``bench/results/sidebyside_<date>.*``) hold
+``--window-seconds``. The JSON and the plot (``sidebyside_<date>.*`` in ``--out``, by default
+``./mdvec-bench-results``) and the table printed at the end hold
 per-window rates, per-cell medians, the ratios of mdvec to each other backend and each backend's
 thread efficiency (rate at W / (W x rate at 1), same envs per worker).
 
@@ -55,9 +57,10 @@ try:
 except ImportError:  # the gymnasium backend is skipped; everything else runs
     gymnasium = None
 
-ROOT = Path(__file__).resolve().parents[2]  # the source checkout (bench/, build/)
-DEFAULT_OUT = ROOT / "bench" / "results"
-DEFAULT_C_BENCH = ROOT / "build" / "bench" / "mdvec_bench"
+ROOT = Path(__file__).resolve().parents[2]  # the source checkout (bench/, build*/), when run from one
+DEFAULT_OUT = Path("mdvec-bench-results")  # relative: under the current directory
+C_BENCH_HELP = ("set MDVEC_BENCH (or --c-bench) to an mdvec_bench binary, or build one in a source checkout: "
+                "meson setup build && ninja -C build bench/mdvec_bench")
 THREAD_BUDGET = 8  # MDVEC_THREAD_BUDGET: above it mdvec needs allow_overcommit
 SPREAD_WARNING = 0.10  # warn when a cell's window rates spread more than this around the median
 LOAD_FRACTION = 0.5  # warn when the 1-minute load average exceeds this x cores
@@ -488,13 +491,26 @@ class Settings:
     seed: int
     backends: tuple[str, ...]
     pin: bool
-    c_bench: Path
+    c_bench: Path | None
 
 
 BACKEND_CLASSES: dict[str, type[Backend]] = {
     "mdvec": MdvecBackend, "processes": ProcessesBackend, "gymnasium": GymnasiumBackend,
     "mujoco.batch": BatchBackend, "bare batch": BareBatchBackend, "bare C": CBareBackend,
 }
+
+
+def find_c_bench() -> Path | None:
+    """Return the mdvec_bench binary to use: $MDVEC_BENCH, else the newest in a source checkout's build folders.
+
+    An installed package (a wheel) has no C benchmark: then None, and the ``bare C`` rows are skipped.
+    """
+    if os.environ.get("MDVEC_BENCH"):
+        return Path(os.environ["MDVEC_BENCH"])
+    if not (ROOT / "meson.build").is_file() or not (ROOT / "bench" / "bench_c.c").is_file():
+        return None  # not a source checkout: site-packages' parent holds no build folders
+    built = [p for p in ROOT.glob("build*/bench/mdvec_bench") if p.is_file() and os.access(p, os.X_OK)]
+    return max(built, key=lambda p: p.stat().st_mtime) if built else None
 
 
 def make_backend(name: str, num_envs: int, workers: int, s: Settings) -> Backend:
@@ -512,8 +528,10 @@ def make_backend(name: str, num_envs: int, workers: int, s: Settings) -> Backend
     if name == "bare batch":
         return BareBatchBackend(num_envs, workers, s.seed)
     if name == "bare C":
+        if s.c_bench is None:
+            raise RuntimeError(f"skipped: no mdvec_bench found; {C_BENCH_HELP}")
         if not s.c_bench.is_file():
-            raise RuntimeError(f"skipped: {s.c_bench} not built (meson setup build && ninja -C build)")
+            raise RuntimeError(f"skipped: {s.c_bench} does not exist; {C_BENCH_HELP}")
         return CBareBackend(num_envs, workers, s.c_bench)
     raise ValueError(f"unknown backend {name!r}; choose from {BACKENDS}")
 
@@ -724,11 +742,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help=f"preset for a big machine: workers {','.join(map(str, DEVICE_SWEEP_WORKERS))} up to cores, "
                         "1 s windows x 3 rounds (explicit flags win)")
     p.add_argument("--no-pin", action="store_true", help="leave gymnasium's per-env processes free to use any CPU")
-    p.add_argument("--c-bench", type=Path, default=Path(os.environ.get("MDVEC_BENCH", DEFAULT_C_BENCH)),
-                   help="the mdvec_bench binary (default build/bench/mdvec_bench or $MDVEC_BENCH)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default bench/results)")
+    p.add_argument("--c-bench", type=Path, default=None,
+                   help="the mdvec_bench binary for the 'bare C' rows (default: $MDVEC_BENCH, else the newest "
+                        "build*/bench/mdvec_bench of the source checkout mdvec runs from; none: those rows are skipped)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help=f"output folder, created if needed (default ./{DEFAULT_OUT}; the README's runs use bench/results)")
     p.add_argument("--no-plot", action="store_true")
     args = p.parse_args(argv)
+    if args.c_bench is None:
+        args.c_bench = find_c_bench()
     quick = {"workers": (1,), "envs_per_worker": (1,), "window_seconds": 0.2, "rounds": 2}
     normal = {"workers": default_workers(), "envs_per_worker": (1, 8), "window_seconds": 2.0, "rounds": 5}
     if args.device_sweep:  # 10 configs x 6 backends: shorter windows keep it to about 4 minutes of windows

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -11,22 +10,23 @@ import pytest
 
 from mdvec import bench
 
-C_BENCH = Path(os.environ.get("MDVEC_BENCH", bench.DEFAULT_C_BENCH))  # as bench.main finds it
+C_BENCH = bench.find_c_bench()  # as bench.main finds it: $MDVEC_BENCH, else a build folder; None: not built
 
 
 def _library_or_skip() -> None:
+    """Skip (with the reason) when libmdvec cannot be loaded: not built (ImportError) or unloadable (OSError)."""
     try:
         from mdvec.vecenv import lib
 
         lib()
-    except ImportError as exc:
-        pytest.skip(f"libmdvec not built: {exc}")
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"libmdvec not loadable: {type(exc).__name__}: {exc}")
 
 
 def _allowed_skip(backend: str) -> bool:
     """Whether a backend may be skipped here: only for a missing optional dependency."""
     return (backend == "gymnasium" and bench.gymnasium is None) or \
-        (backend == "bare C" and not C_BENCH.is_file())
+        (backend == "bare C" and (C_BENCH is None or not C_BENCH.is_file()))
 
 
 def test_quick_side_by_side_has_every_backend(tmp_path: Path) -> None:
@@ -46,6 +46,26 @@ def test_quick_side_by_side_has_every_backend(tmp_path: Path) -> None:
         assert cell["median"] > 0, name
     assert report["ratios"][0]["mdvec_over"]["processes"] > 0
     assert {"cores", "loadavg", "cpu_model", "date"} <= set(report["machine"])
+
+
+def test_default_output_is_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results go under ./mdvec-bench-results, never into the package or site-packages."""
+    monkeypatch.chdir(tmp_path)
+    args = bench.parse_args(["--quick"])
+    assert not args.out.is_absolute() and args.out.resolve() == tmp_path / "mdvec-bench-results"
+
+
+def test_c_bench_lookup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$MDVEC_BENCH wins; outside a source checkout nothing is found, and the skip says how to build it."""
+    monkeypatch.setenv("MDVEC_BENCH", str(tmp_path / "mdvec_bench"))
+    assert bench.find_c_bench() == tmp_path / "mdvec_bench"
+    assert bench.parse_args(["--quick"]).c_bench == tmp_path / "mdvec_bench"
+    monkeypatch.delenv("MDVEC_BENCH")
+    monkeypatch.setattr(bench, "ROOT", tmp_path)  # as from site-packages: no meson.build, no bench/
+    assert bench.find_c_bench() is None
+    s = bench.Settings((1,), (1,), 0.1, 1, 0, ("bare C",), False, None)
+    with pytest.raises(RuntimeError, match="MDVEC_BENCH"):
+        bench.make_backend("bare C", 1, 1, s)
 
 
 def test_summaries_and_plot_from_synthetic_cells(tmp_path: Path) -> None:
@@ -68,8 +88,8 @@ def test_summaries_and_plot_from_synthetic_cells(tmp_path: Path) -> None:
 
 def test_c_bench_sweep_writes_json(tmp_path: Path) -> None:
     binary = C_BENCH
-    if not binary.is_file():
-        pytest.skip(f"{binary} not built")
+    if binary is None or not binary.is_file():
+        pytest.skip(f"mdvec_bench not built ({binary or 'none found'}): {bench.C_BENCH_HELP}")
     out = tmp_path / "c.json"
     proc = subprocess.run([str(binary), "--mode", "sweep", "--threads", "1,2", "--envs", "2", "--window-steps", "2",
                            "--windows", "2", "--warmup-steps", "1", "--out", str(out)],
