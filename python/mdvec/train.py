@@ -315,8 +315,9 @@ def _json_value(v: Any) -> Any:
 class Run:
     """Output files of one training run: the curve, checkpoints, plot and summary."""
 
-    def __init__(self, cfg: TrainConfig, quiet: bool = False) -> None:
+    def __init__(self, cfg: TrainConfig, quiet: bool = False, files: bool = True) -> None:
         self.cfg = cfg
+        self.files = files
         self.dir = Path(cfg.out)
         self.rows: list[dict[str, Any]] = []
         self.quiet = quiet
@@ -396,31 +397,40 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str = "") -> None:
     plt.close(fig)
 
 
-def _make_callback(run: Run, timers: Timers, total: int, on_rollout: Callable[[Any], None] | None) -> Any:
+def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] | None) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     cfg = run.cfg
 
     class Progress(BaseCallback):
-        """Per update: episode stats, timings, rollout digest; checkpoints; progress lines."""
+        """Per update: episode stats, timings, rollout digest; checkpoints; progress lines.
+
+        Its state lives across ``learn()`` calls (the benchmark learns in slices).
+        """
+
+        total = 0  # env steps the run ends at (for progress and ETA)
+        ep_ret: np.ndarray | None = None
 
         def _on_training_start(self) -> None:
-            n = self.training_env.num_envs
-            self.ep_ret = np.zeros(n)
-            self.ep_len = np.zeros(n, dtype=np.int64)
-            self.ep_up = np.zeros(n, dtype=np.int64)
-            self.recent: list[float] = []
-            self.t0 = time.perf_counter()
-            self.steps0 = self.model.num_timesteps
-            self.last_print = -math.inf
+            if self.ep_ret is None:
+                n = self.training_env.num_envs
+                self.ep_ret = np.zeros(n)
+                self.ep_len = np.zeros(n, dtype=np.int64)
+                self.ep_up = np.zeros(n, dtype=np.int64)
+                self.recent: list[float] = []
+                self.update = run.rows[-1]["update"] if run.rows else 0
+                self.wall = run.rows[-1]["time_s"] if run.rows else 0.0  # training seconds before this session
+                self.last_print = -math.inf
+                self.session_steps0 = self.model.num_timesteps
+                self.session_s = 0.0
             self.pending: dict[str, Any] | None = None
-            self.update = run.rows[-1]["update"] if run.rows else 0
-            self.wall0 = run.rows[-1]["time_s"] if run.rows else 0.0
+            self.t_last = time.perf_counter()
 
         def _on_rollout_start(self) -> None:
             now = time.perf_counter()
             if self.pending is not None:
                 self._finish(now)
+                now = time.perf_counter()  # checkpoints and progress lines count in neither phase
             timers.reset()
             timers.in_rollout = True
             self.t_rollout = now
@@ -430,6 +440,7 @@ def _make_callback(run: Run, timers: Timers, total: int, on_rollout: Callable[[A
             rewards = self.locals["rewards"]
             dones = self.locals["dones"]
             infos = self.locals["infos"]
+            assert self.ep_ret is not None
             # the learner stores rewards as float32: sum what it sees, whatever the backend's dtype
             self.ep_ret += np.asarray(rewards, dtype=np.float32)
             self.ep_len += 1
@@ -487,22 +498,23 @@ def _make_callback(run: Run, timers: Timers, total: int, on_rollout: Callable[[A
             values = self.model.logger.name_to_value
             for k in TRAIN_KEYS:
                 row[k] = float(values[f"train/{k}"]) if f"train/{k}" in values else math.nan
-            elapsed = now - self.t0
-            row["time_s"] = self.wall0 + elapsed
+            self.session_s += now - self.t_last
+            self.t_last = now
+            self.wall += row["rollout_s"] + row["update_s"]
+            row["time_s"] = self.wall
             run.rows.append(row)
             done = self.model.num_timesteps
-            if self.update % cfg.checkpoint_every == 0:
+            if run.files and self.update % cfg.checkpoint_every == 0:
                 self.model.save(run.checkpoint_path(done))
                 run.write_curve()
+            total = max(self.total, done)
             if not run.quiet and (now - self.last_print >= cfg.print_every or done >= total or self.update == 1):
                 self.last_print = now
-                rate = (done - self.steps0) / elapsed
+                rate = (done - self.session_steps0) / self.session_s if self.session_s > 0 else math.nan
                 eta = (total - done) / rate if rate > 0 else math.inf
-                ret = row["ep_return_avg100"]
-                surv = row["survival"]
                 print(f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
                       f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
-                      f"ep return {ret:7.1f} (last 100) | survival {surv:5.3f} | "
+                      f"ep return {row['ep_return_avg100']:7.1f} (last 100) | survival {row['survival']:5.3f} | "
                       f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}", flush=True)
 
     return Progress()
@@ -526,85 +538,136 @@ def build_model(cfg: TrainConfig, env: Any) -> Any:
     return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, **cfg.ppo_kwargs())
 
 
+class Trainer:
+    """One run's env, model and bookkeeping; ``learn_until`` may be called repeatedly (slices).
+
+    ``files=False`` writes nothing (benchmarks); ``on_rollout(buffer)`` sees each full rollout buffer
+    before its update (tests).
+    """
+
+    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, files: bool = True,
+                 on_rollout: Callable[[Any], None] | None = None) -> None:
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+        from stable_baselines3 import PPO
+
+        self.cfg, self.quiet = cfg, quiet
+        self.run = Run(cfg, quiet=quiet, files=files)
+        out = self.run.dir
+        if files:
+            if not resume and (out / "run.json").exists():
+                raise SystemExit(f"train: {out} already holds a run; add --resume to continue it or pick another --out")
+            self.run.ckpt_dir.mkdir(parents=True, exist_ok=True)
+        self.timers = Timers()
+        self.wall0 = time.perf_counter()
+        env = make_env(cfg.backend, cfg.envs, cfg.seed, cfg.threads, cfg.variant, cfg.task)
+        self.env = env
+        try:
+            self.env = _timed_vec_env(env, self.timers)
+            if resume:
+                ckpt = self.run.latest_checkpoint()
+                if ckpt is None:
+                    raise SystemExit(f"train: --resume: no checkpoint in {self.run.ckpt_dir}")
+                self.model = PPO.load(ckpt, env=self.env, device="cpu")
+                # fresh but reproducible draws after a resume: env i gets seed + timesteps + i at the
+                # next reset, torch and numpy are seeded with seed + timesteps
+                self.model.set_random_seed(cfg.seed + self.model.num_timesteps)
+                self.run.load_curve(self.model.num_timesteps)
+                if not quiet:
+                    print(f"resuming {ckpt} at {self.model.num_timesteps:,} env steps", flush=True)
+            else:
+                self.model = build_model(cfg, self.env)
+            if files:
+                _write_run_json(cfg, out)
+            _time_policy(self.model.policy, self.timers)
+            self.callback = _make_callback(self.run, self.timers, on_rollout)
+            self.resumed = resume
+        except BaseException:
+            env.close()
+            raise
+
+    @property
+    def per_update(self) -> int:
+        return self.cfg.n_steps * self.cfg.envs
+
+    def learn_until(self, total: int) -> None:
+        """Run PPO updates until at least ``total`` env steps (whole updates)."""
+        model = self.model
+        if total <= model.num_timesteps:
+            return
+        self.callback.total = total
+        first = model._last_obs is None and not self.resumed and model.num_timesteps == 0
+        model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback, log_interval=None,
+                    reset_num_timesteps=first, progress_bar=False)
+
+    def learn_updates(self, updates: int) -> None:
+        """Run ``updates`` more PPO updates."""
+        self.learn_until(self.model.num_timesteps + updates * self.per_update)
+
+    def finish(self) -> TrainResult:
+        """Save the final checkpoint, policy.zip, the curve and summary.json; return the result."""
+        model, run, out = self.model, self.run, self.run.dir
+        wall = time.perf_counter() - self.wall0
+        digest = params_sha256(model.policy)
+        if run.files:
+            final = run.checkpoint_path(model.num_timesteps)
+            if not final.exists():
+                model.save(final)
+            model.save(out / "policy.zip")
+            run.write_curve()
+            last = run.rows[-1] if run.rows else {}
+            summary = {
+                "timesteps": int(model.num_timesteps),
+                "updates": last.get("update", 0),
+                "wall_s_this_session": wall,
+                "train_time_s": last.get("time_s", 0.0),
+                "params_sha256": digest,
+                "last_rollout_sha256": last.get("rollout_sha256"),
+                "ep_return_avg100": last.get("ep_return_avg100"),
+                "survival_last_update": last.get("survival"),
+                "policy": str(out / "policy.zip"),
+            }
+            _atomic_write(out / "summary.json", json.dumps({k: _json_value(v) for k, v in summary.items()}, indent=1))
+        if not self.quiet:
+            where = f"; wrote {out / 'policy.zip'}, curve.json/csv/png" if run.files else ""
+            print(f"done: {model.num_timesteps:,} env steps in {_fmt_time(wall)}{where}; params sha256 {digest}",
+                  flush=True)
+        return TrainResult(model=model, rows=run.rows, params_sha256=digest, timesteps=int(model.num_timesteps),
+                           wall_s=wall)
+
+    def close(self) -> None:
+        self.env.close()
+
+
 def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
-          on_rollout: Callable[[Any], None] | None = None) -> TrainResult:
-    """Train (or resume) one run and write its files; see the module docstring."""
+          on_rollout: Callable[[Any], None] | None = None, files: bool = True) -> TrainResult:
+    """Train (or resume) one run up to ``cfg.steps`` env steps and write its files; see the module docstring."""
     import torch
 
-    torch.set_num_threads(cfg.torch_threads)
-    from stable_baselines3 import PPO
-
-    run = Run(cfg, quiet=quiet)
-    out = run.dir
-    if not resume and (out / "run.json").exists():
-        raise SystemExit(f"train: {out} already holds a run; add --resume to continue it or pick another --out")
-    run.ckpt_dir.mkdir(parents=True, exist_ok=True)
-    timers = Timers()
-    env = make_env(cfg.backend, cfg.envs, cfg.seed, cfg.threads, cfg.variant, cfg.task)
-    wall0 = time.perf_counter()
+    trainer = Trainer(cfg, resume=resume, quiet=quiet, files=files, on_rollout=on_rollout)
     try:
-        env = _timed_vec_env(env, timers)
-        if resume:
-            ckpt = run.latest_checkpoint()
-            if ckpt is None:
-                raise SystemExit(f"train: --resume: no checkpoint in {run.ckpt_dir}")
-            model = PPO.load(ckpt, env=env, device="cpu")
-            # fresh but reproducible draws after a resume: env i gets seed + timesteps + i at the
-            # next reset, torch and numpy likewise seed + timesteps
-            model.set_random_seed(cfg.seed + model.num_timesteps)
-            run.load_curve(model.num_timesteps)
-            if not quiet:
-                print(f"resuming {ckpt} at {model.num_timesteps:,} env steps", flush=True)
-        else:
-            model = build_model(cfg, env)
-        _write_run_json(cfg, out)
-        _time_policy(model.policy, timers)
-        per_update = cfg.n_steps * cfg.envs
-        total = max(cfg.steps, model.num_timesteps)
-        total = model.num_timesteps + math.ceil((total - model.num_timesteps) / per_update) * per_update
+        model, per_update = trainer.model, trainer.per_update
+        start = model.num_timesteps
+        total = start + max(0, math.ceil((cfg.steps - start) / per_update)) * per_update
         if not quiet:
             print(f"PPO on {cfg.envs} ducks, backend {cfg.backend}"
                   + (f" ({cfg.threads} threads)" if cfg.backend == "mdvec" and cfg.threads else "")
                   + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
-                    f"torch threads {torch.get_num_threads()}; writing {out}", flush=True)
-        callback = _make_callback(run, timers, total, on_rollout)
+                    f"torch threads {torch.get_num_threads()}" + (f"; writing {cfg.out}" if files else ""), flush=True)
         try:
-            if total > model.num_timesteps:
-                model.learn(total_timesteps=total - model.num_timesteps, callback=callback, log_interval=None,
-                            reset_num_timesteps=not resume, progress_bar=False)
+            trainer.learn_until(total)
         except KeyboardInterrupt:
-            run.write_curve()
-            last = run.latest_checkpoint()
-            print(f"\ntrain: interrupted at {model.num_timesteps:,} env steps; curve written. "
-                  + (f"Resume from {last.name} with the same command and --resume." if last else
-                     "No checkpoint yet."), file=sys.stderr)
+            if files:
+                trainer.run.write_curve()
+            last = trainer.run.latest_checkpoint() if files else None
+            print(f"\ntrain: interrupted at {model.num_timesteps:,} env steps"
+                  + (f"; curve written. Resume from {last.name} with the same command and --resume." if last
+                     else "; no checkpoint yet."), file=sys.stderr)
             raise
-        wall = time.perf_counter() - wall0
-        final = run.checkpoint_path(model.num_timesteps)
-        if not final.exists():
-            model.save(final)
-        model.save(out / "policy.zip")
-        run.write_curve()
-        digest = params_sha256(model.policy)
-        summary = {
-            "timesteps": int(model.num_timesteps),
-            "updates": run.rows[-1]["update"] if run.rows else 0,
-            "wall_s_this_session": wall,
-            "train_time_s": run.rows[-1]["time_s"] if run.rows else 0.0,
-            "params_sha256": digest,
-            "last_rollout_sha256": run.rows[-1]["rollout_sha256"] if run.rows else None,
-            "ep_return_avg100": run.rows[-1]["ep_return_avg100"] if run.rows else None,
-            "survival_last_update": run.rows[-1]["survival"] if run.rows else None,
-            "policy": str(out / "policy.zip"),
-        }
-        _atomic_write(out / "summary.json", json.dumps({k: _json_value(v) for k, v in summary.items()}, indent=1))
-        if not quiet:
-            print(f"done: {model.num_timesteps:,} env steps in {_fmt_time(wall)}; wrote {out / 'policy.zip'}, "
-                  f"curve.json/csv/png; params sha256 {digest}", flush=True)
-        return TrainResult(model=model, rows=run.rows, params_sha256=digest, timesteps=int(model.num_timesteps),
-                           wall_s=wall)
+        return trainer.finish()
     finally:
-        env.close()
+        trainer.close()
 
 
 def _versions() -> dict[str, str]:
