@@ -50,6 +50,10 @@ TORCH_THREADS_HELP = (
 )
 
 
+class TrainError(RuntimeError):
+    """A run cannot start: a clash with files in --out, no checkpoint to resume, a missing backend."""
+
+
 @dataclass
 class TrainConfig:
     """One training run: backend, sizes, PPO hyperparameters and task options."""
@@ -207,7 +211,7 @@ def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None,
         try:
             from .sb3 import make_vec_env
         except ImportError as exc:
-            raise SystemExit(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
+            raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
         return make_vec_env(num_envs, seed=seed, threads=threads, **options)
     if backend == "processes":
         from stable_baselines3.common.vec_env import SubprocVecEnv
@@ -557,7 +561,7 @@ class Trainer:
         out = self.run.dir
         if files:
             if not resume and (out / "run.json").exists():
-                raise SystemExit(f"train: {out} already holds a run; add --resume to continue it or pick another --out")
+                raise TrainError(f"train: {out} already holds a run; add --resume to continue it or pick another --out")
             self.run.ckpt_dir.mkdir(parents=True, exist_ok=True)
         self.timers = Timers()
         self.wall0 = time.perf_counter()
@@ -568,7 +572,7 @@ class Trainer:
             if resume:
                 ckpt = self.run.latest_checkpoint()
                 if ckpt is None:
-                    raise SystemExit(f"train: --resume: no checkpoint in {self.run.ckpt_dir}")
+                    raise TrainError(f"train: --resume: no checkpoint in {self.run.ckpt_dir}")
                 self.model = PPO.load(ckpt, env=self.env, device="cpu")
                 # fresh but reproducible draws after a resume: env i gets seed + timesteps + i at the
                 # next reset, torch and numpy are seeded with seed + timesteps
@@ -792,6 +796,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         train(cfg, resume=args.resume, quiet=args.quiet)
+    except TrainError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     return 0

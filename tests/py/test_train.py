@@ -1,0 +1,206 @@
+"""The PPO trainer (python -m mdvec train), evaluate and render.
+
+The parity test trains the same small PPO on ``--backend mdvec`` and ``--backend processes`` (SB3's
+SubprocVecEnv over the Python reference env) and asks for bit-identical rollout buffers after every
+update and bit-identical policy parameters at the end. It needs torch and stable-baselines3 (the
+``sb3`` extra) and libmdvec; it is skipped, saying which is missing, otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdvec.train import TrainConfig, config_from_args, build_parser, parse_task_options
+
+# small: 3 envs x 100 steps per update, 3 updates, episodes of 80 steps so that truncations (and
+# the value bootstrap on terminal_observation) happen inside every rollout; DR and sensor noise on so
+# that every random draw of the env matters
+SMALL = dict(envs=3, n_steps=100, batch_size=60, n_epochs=2, steps=900, seed=7, net=(32, 32),
+             task={"episode_len": 80, "push_window": (5, 75), "dr": True, "sensor_noise": True})
+
+
+def _need_sb3() -> None:
+    pytest.importorskip("torch", reason="torch not installed (pip install 'mdvec[sb3]')")
+    pytest.importorskip("stable_baselines3", reason="stable-baselines3 not installed (pip install 'mdvec[sb3]')")
+    pytest.importorskip("gymnasium", reason="gymnasium not installed")
+
+
+def _need_mdvec_sb3() -> None:
+    _need_sb3()
+    try:
+        from mdvec.sb3 import make_vec_env
+
+        make_vec_env(1, seed=0).close()
+    except Exception as exc:  # noqa: BLE001 - any failure: the C backend is not usable here
+        pytest.skip(f"mdvec.sb3 backend not usable here: {type(exc).__name__}: {exc}")
+
+
+# ------------------------------------------------------------------ options (no torch needed)
+def test_task_options_parse_by_the_defaults_types() -> None:
+    got = parse_task_options(["episode_len=80", "push_window=5,75", "push_speed=0.2,0.5", "dr=true",
+                              "sensor-noise=0", "reward=v1", "action_scale=0.25"])
+    assert got == {"episode_len": 80, "push_window": (5, 75), "push_speed": (0.2, 0.5), "dr": True,
+                   "sensor_noise": False, "reward": "v1", "action_scale": 0.25}
+
+
+@pytest.mark.parametrize("item, words", [("nope=1", "unknown"), ("episode_len", "NAME=VALUE"),
+                                         ("episode_len=1.5", "episode_len"), ("dr=maybe", "dr"),
+                                         ("push_window=5", "push_window"), ("reward=v9", "reward")])
+def test_task_options_refuse_with_the_name(item: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        parse_task_options([item])
+
+
+def test_config_round_trips_through_json() -> None:
+    cfg = TrainConfig(**SMALL)
+    assert TrainConfig.from_json(json.loads(json.dumps(cfg.to_json()))) == cfg
+
+
+def test_command_line_fills_only_what_was_given() -> None:
+    args = build_parser().parse_args(["--envs", "4", "--net", "64,64", "-o", "dr=true", "--out", "x"])
+    cfg, given = config_from_args(args)
+    assert given == {"envs": 4, "net": (64, 64), "task": {"dr": True}, "out": "x"}
+    assert cfg.n_steps == TrainConfig().n_steps and cfg.envs == 4
+
+
+# ------------------------------------------------------------------ parity
+def _train_recording(backend: str, tmp_path: Path) -> tuple[list[dict[str, np.ndarray]], str, list[dict]]:
+    from mdvec.train import train
+
+    buffers: list[dict[str, np.ndarray]] = []
+
+    def record(buf: object) -> None:
+        buffers.append({name: np.array(getattr(buf, name)) for name in
+                        ("observations", "actions", "rewards", "episode_starts", "values", "log_probs",
+                         "advantages", "returns")})
+
+    cfg = TrainConfig(backend=backend, out=str(tmp_path / backend), **SMALL)
+    result = train(cfg, quiet=True, files=False, on_rollout=record)
+    return buffers, result.params_sha256, result.rows
+
+
+def test_training_is_bit_identical_on_both_backends(tmp_path: Path) -> None:
+    _need_mdvec_sb3()
+    c_bufs, c_params, c_rows = _train_recording("mdvec", tmp_path)
+    p_bufs, p_params, p_rows = _train_recording("processes", tmp_path)
+    assert len(c_bufs) == len(p_bufs) == 3
+    assert all(row["episodes"] > 0 for row in c_rows), "every rollout should hold truncated episodes"
+    for update, (c, p) in enumerate(zip(c_bufs, p_bufs), start=1):
+        for name in c:
+            assert c[name].dtype == p[name].dtype
+            assert np.array_equal(c[name], p[name]), f"update {update}: rollout buffer {name} differs"
+    assert [r["rollout_sha256"] for r in c_rows] == [r["rollout_sha256"] for r in p_rows]
+    assert [r["ep_return_mean"] for r in c_rows] == [r["ep_return_mean"] for r in p_rows]
+    assert c_params == p_params
+
+
+# ------------------------------------------------------------------ files, resume, evaluate, render
+def _backend() -> str:
+    try:
+        _need_mdvec_sb3()
+    except pytest.skip.Exception:
+        return "processes"
+    return "mdvec"
+
+
+def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _need_sb3()
+    from mdvec import train as train_mod
+
+    out = tmp_path / "run"
+    common = ["--out", str(out), "--print-every", "0"]
+    argv = ["--backend", _backend(), "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+            "--net", "16,16", "--steps", "256", "--seed", "3", "--checkpoint-every", "1",
+            "-o", "episode_len=50", "-o", "push_window=5,45"] + common
+    assert train_mod.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "env-steps/s" in printed and "ETA" in printed and "params sha256" in printed
+    for name in ("run.json", "policy.zip", "curve.json", "curve.csv", "curve.png", "summary.json"):
+        assert (out / name).is_file(), name
+    rows = json.loads((out / "curve.json").read_text())["rows"]
+    assert [r["timesteps"] for r in rows] == [128, 256]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == \
+        ["step_000000000128.zip", "step_000000000256.zip"]
+    assert train_mod.main(argv) == 2  # the same --out without --resume
+    assert "already holds a run" in capsys.readouterr().err
+    assert train_mod.main(["--resume", "--steps", "512", "--n-steps", "32"] + common) == 2  # clash named
+    assert "n_steps" in capsys.readouterr().err
+    assert train_mod.main(["--resume", "--steps", "512"] + common) == 0
+    rows = json.loads((out / "curve.json").read_text())["rows"]
+    assert [r["timesteps"] for r in rows] == [128, 256, 384, 512]
+    assert [r["update"] for r in rows] == [1, 2, 3, 4]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timesteps"] == 512 and len(summary["params_sha256"]) == 64
+
+    from stable_baselines3 import PPO
+
+    model = PPO.load(out / "policy.zip", device="cpu")
+    assert model.num_timesteps == 512 and model.n_steps == 64
+
+
+def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
+    _need_sb3()
+    from mdvec.evaluate import evaluate, format_table, hold_pose, run_episodes
+
+    task = {"episode_len": 40, "push_window": (5, 35)}
+    hp = run_episodes(hold_pose, [1, 2], 2, task=task)
+    assert hp["episodes"] == 4 and hp["steps"] == 160
+    assert 0.0 <= hp["survival"] <= 1.0 and 0.0 <= hp["upright_share"] <= 1.0
+    # the same seeds give the same episodes
+    assert run_episodes(hold_pose, [1, 2], 2, task=task) == hp
+    result = evaluate(None, [1, 2], 2, task=task)
+    assert result["hold_pose"] == hp and "trained" not in result
+    assert "survival" in format_table(result)
+
+
+def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _need_sb3()
+    from stable_baselines3 import PPO
+
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from mdvec import evaluate as ev
+    from mdvec.train import _reference_env_fn, _write_run_json, build_model
+
+    cfg = TrainConfig(backend="processes", envs=1, n_steps=32, batch_size=32, net=(8,), out=str(tmp_path),
+                      task={"episode_len": 30, "push_window": (5, 25)})
+    env = DummyVecEnv([lambda: _reference_env_fn(0, cfg.task)])
+    model = build_model(cfg, env)
+    model.save(tmp_path / "policy.zip")
+    _write_run_json(cfg, tmp_path)
+    assert isinstance(PPO.load(tmp_path / "policy.zip"), PPO)
+    assert ev.main(["--policy", str(tmp_path / "policy.zip"), "--seeds", "4,5", "--episodes", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "episode_len': 30" in printed, "the training task options are used"
+    result = json.loads((tmp_path / "eval_policy.json").read_text())
+    assert result["trained"]["steps"] == result["hold_pose"]["steps"] == 60
+    assert "return_ratio" in result and "met" in result["goal"]
+
+
+def test_render_writes_a_gif_with_the_shoves(tmp_path: Path) -> None:
+    from mdvec import render
+
+    out = tmp_path / "hold.gif"
+    try:
+        code = render.main(["--policy", "hold-pose", "--out", str(out), "--seed", "1", "--width", "96",
+                            "--height", "72", "--fps", "10", "-o", "episode_len=40", "-o", "push_window=5,35"])
+    except render.NoGLError as exc:  # pragma: no cover - main turns it into exit code 3
+        pytest.skip(str(exc))
+    if code == 3:
+        pytest.skip("no OpenGL context for rendering here")
+    assert code == 0
+    from PIL import Image
+
+    with Image.open(out) as im:
+        assert im.size == (96, 72) and im.n_frames >= 8
+
+
+def test_render_refuses_unknown_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mdvec import render
+
+    assert render.main(["--policy", "hold-pose", "--out", str(tmp_path / "x.avi")]) == 2
+    assert ".gif or an .mp4" in capsys.readouterr().err
