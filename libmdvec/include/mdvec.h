@@ -107,7 +107,7 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   int sensor_noise;              /* nonzero: Gaussian observation noise */
   int reward;                    /* MDVEC_REWARD_V1 or MDVEC_REWARD_V2 */
   int dr;                        /* nonzero: domain randomisation per episode */
-  /* appended in 1.1 (a struct_size from the 1.0 layout up is accepted; missing fields take defaults) */
+  /* appended in 1.1 (a 1.0-sized struct is still accepted: these then take their defaults) */
   const char *task;              /* task name (mdvec_task_name), NULL: the default task, the duck */
   const mdvec_option_t *options; /* (n_options) task options by name, values as text */
   int n_options;                 /* number of options */
@@ -119,9 +119,9 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
 MDVEC_API void (mdvec_config_default)(mdvec_config_t *cfg);
 #define mdvec_config_default(cfg) mdvec_config_init((cfg), sizeof *(cfg))
 
-/* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size must be at
- * least the 1.0 layout's (fields beyond what this library knows are zeroed). Return MDVEC_OK or
- * MDVEC_ERR_ARG (NULL cfg, size too small). */
+/* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size is the 1.0
+ * layout's or at least this one's (bytes beyond what this library knows are zeroed). Return MDVEC_OK
+ * or MDVEC_ERR_ARG (NULL cfg, another size). mdvec_create accepts the same sizes. */
 MDVEC_API int mdvec_config_init(mdvec_config_t *cfg, size_t size);
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/

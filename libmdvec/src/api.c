@@ -1,7 +1,10 @@
-/* The public API: argument checks, error codes and messages, create/destroy/reset/step. */
+/* The public API: argument checks, error codes and messages, the generic per-env bookkeeping (rng,
+ * reset done, failed, pending autoreset), create/destroy/reset/step, buffers and queries. Names no
+ * task: everything task-specific goes through the mdv_task table (task.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,26 +12,58 @@
 
 #include <mujoco/mujoco.h>
 
-#include "duck.h"
 #include "mdvec.h"
 #include "model.h"
+#include "options.h"
+#include "pcg64.h"
 #include "pool.h"
+#include "task.h"
 #include "trap.h"
 
+/* sizeof the 1.0 layout of mdvec_config_t: it ended with dr, and the pointer appended after it
+ * starts where the 1.0 struct's padding ended. */
+#define CONFIG_V1_SIZE offsetof(mdvec_config_t, task)
+_Static_assert(CONFIG_V1_SIZE % _Alignof(mdvec_config_t) == 0, "the 1.0 config layout ends on a field boundary");
+
+#define ENV_ALIGN 64  /* env states start on their own cache lines */
+
+typedef struct mdv_slot_ {   /* what the generic layer keeps for one env */
+  mdv_pcg64 rng;             /* the env's generator (seeded seed + i) */
+  int reset_done;            /* nonzero once the env has been reset */
+  int failed;                /* nonzero after a MuJoCo error, until the next reset */
+  int pending;               /* NEXT_STEP: the env finished; its next step is a reset */
+  char error[512];           /* the error's message */
+} mdv_slot;
+
 struct mdvec_ {
-  mdvec_config_t cfg;        /* the configuration, strings owned below */
-  char *variant;             /* copy of cfg.variant */
-  char *model_path;          /* copy of cfg.model_path, or NULL */
-  mdv_task_model tm;         /* prototype model and task constants */
-  mdv_duck *envs;            /* (N) environments */
+  const mdv_task *task;      /* the task */
+  void *shared;              /* the task's shared part */
+  mdv_spec spec;             /* what the task declared */
+  mdv_value *opts;           /* (n_options) the resolved options */
+  int num_envs;              /* N */
+  int threads;               /* T */
+  int autoreset;             /* MDVEC_AUTORESET_* */
+  unsigned char *env_mem;    /* (N x env_stride) the task's env states */
+  size_t env_stride;         /* spec.env_size rounded up to ENV_ALIGN */
+  mdv_slot *slots;           /* (N) per-env bookkeeping */
   mdv_pool *pool;            /* T threads, the caller included */
-  int n_info;                /* info fields per step */
-  float *obs;                /* (N x obs_dim) */
-  float *terminal_obs;       /* (N x obs_dim) */
+  size_t obs_row;            /* bytes of one observation row */
+  unsigned char *obs;        /* (N x obs_dim) of obs_dtype */
+  unsigned char *final_obs;  /* (N x obs_dim) of obs_dtype */
   double *reward;            /* (N) */
-  uint8_t *done;             /* (N) */
-  double *info;              /* (n_info x N) */
-  const double *actions;     /* the step's actions, set for the duration of one pool run */
+  uint8_t *terminated;       /* (N) */
+  uint8_t *truncated;        /* (N) */
+  uint8_t *done;             /* (N) terminated | truncated */
+  uint8_t *reset_flags;      /* (N) reset during the last call */
+  double *info;              /* (n_info x N) step info */
+  double *reset_info;        /* (n_info x N) reset info */
+  double *act64;             /* (N x act_dim) float32 actions widened, per env */
+  /* the arguments of the pool run in progress (set by the caller, read by the jobs) */
+  const void *actions;       /* the step's actions */
+  int action_dtype;          /* their dtype */
+  const uint8_t *mask;       /* reset_envs: which envs (NULL: all) */
+  const uint64_t *seeds;     /* reset_envs: seeds (NULL: none) */
+  const uint8_t *has_seed;   /* reset_envs: which seeds apply (NULL: all) */
   char errmsg[512];          /* last error message */
 };
 
@@ -73,34 +108,58 @@ static int create_fail(char *err, size_t err_size, int code, const char *fmt, ..
   return code;
 }
 
+/* Return a * b, or SIZE_MAX when it overflows (every allocation below then fails). */
+static size_t mul(size_t a, size_t b) { return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b; }
+
 /*---------------------------------- Configuration -------------------------------------------------*/
 
-int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
-  if (!cfg || size != sizeof *cfg) return MDVEC_ERR_ARG;
-  (mdvec_config_default)(cfg);
-  return MDVEC_OK;
+/* Fill the fields of the first `size` bytes (size >= CONFIG_V1_SIZE) with the defaults. */
+static void config_fill(mdvec_config_t *cfg, size_t size) {
+  mdvec_config_t c;
+  memset(&c, 0, sizeof c);
+  c.num_envs = 1;
+  c.autoreset = MDVEC_AUTORESET_SAME_STEP;
+  if (mdv_tasks[0]->v1_defaults) mdv_tasks[0]->v1_defaults(&c);
+  memset(cfg, 0, size);
+  memcpy(cfg, &c, size < sizeof c ? size : sizeof c);
+  cfg->struct_size = size;
 }
 
 void (mdvec_config_default)(mdvec_config_t *cfg) {
-  if (!cfg) return;
-  memset(cfg, 0, sizeof *cfg);
-  cfg->struct_size = sizeof *cfg;
-  cfg->num_envs = 1;
-  cfg->threads = 0;
-  cfg->autoreset = 1;
-  cfg->variant = "default";
-  cfg->substeps = 10;
-  cfg->episode_len = 250;
-  cfg->action_scale = 0.3;
-  cfg->n_pushes = 3;
-  cfg->push_window[0] = 25;
-  cfg->push_window[1] = 225;
-  cfg->push_speed[0] = 0.3;
-  cfg->push_speed[1] = 0.9;
-  cfg->reward = MDVEC_REWARD_V2;
+  if (cfg) config_fill(cfg, CONFIG_V1_SIZE);
 }
 
-/* Check every configuration value; return 0 or -1 with a message naming the field. */
+int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
+  if (!cfg || (size != CONFIG_V1_SIZE && size < sizeof *cfg)) return MDVEC_ERR_ARG;
+  config_fill(cfg, size);
+  return MDVEC_OK;
+}
+
+/* Copy the caller's config into a full one: the 1.0 layout (the appended fields take their
+ * defaults), this layout, or a longer one whose unknown tail is all zero; return 0, or -1 with a
+ * message. */
+static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err, size_t n) {
+  size_t size = in->struct_size;
+  if (size != CONFIG_V1_SIZE && size < sizeof *out) {
+    snprintf(err, n, "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0) or at least %zu (fill cfg with "
+             "mdvec_config_default)", size, CONFIG_V1_SIZE, sizeof *out);
+    return -1;
+  }
+  const unsigned char *bytes = (const unsigned char *)in;
+  for (size_t k = sizeof *out; k < size; k++) {
+    if (bytes[k]) {
+      snprintf(err, n, "mdvec_create: cfg->struct_size is %zu and sets fields this library (%zu bytes) does "
+               "not know", size, sizeof *out);
+      return -1;
+    }
+  }
+  config_fill(out, sizeof *out);
+  memcpy(out, in, size < sizeof *out ? size : sizeof *out);
+  out->struct_size = sizeof *out;
+  return 0;
+}
+
+/* Check the generic configuration values; return 0 or -1 with a message naming the field. */
 static int check_config(const mdvec_config_t *c, char *err, size_t n) {
 #define BAD(...) do { snprintf(err, n, __VA_ARGS__); return -1; } while (0)
   if (c->num_envs <= 0) BAD("num_envs: must be a positive integer, got %d", c->num_envs);
@@ -108,24 +167,8 @@ static int check_config(const mdvec_config_t *c, char *err, size_t n) {
   if (c->threads > MDVEC_THREAD_BUDGET && !c->allow_overcommit)
     BAD("threads: %d exceeds the budget of %d threads; set allow_overcommit to go beyond it",
         c->threads, MDVEC_THREAD_BUDGET);
-  if (c->substeps <= 0) BAD("substeps: must be a positive integer, got %d", c->substeps);
-  if (c->episode_len <= 0) BAD("episode_len: must be a positive integer, got %d", c->episode_len);
-  if (c->n_pushes < 0) BAD("n_pushes: must be a non-negative integer, got %d", c->n_pushes);
-  if (c->latency < 0) BAD("latency: must be a non-negative integer, got %d", c->latency);
-  if (!isfinite(c->action_scale) || c->action_scale <= 0)
-    BAD("action_scale: must be a positive finite number, got %g", c->action_scale);
-  if (!isfinite(c->init_noise) || c->init_noise < 0)
-    BAD("init_noise: must be a non-negative finite number, got %g", c->init_noise);
-  int lo = c->push_window[0], hi = c->push_window[1];
-  if (lo < 0 || hi > c->episode_len || hi - lo < c->n_pushes)
-    BAD("push_window: [%d, %d) must lie inside [0, episode_len=%d] and hold n_pushes=%d distinct steps",
-        lo, hi, c->episode_len, c->n_pushes);
-  double vmin = c->push_speed[0], vmax = c->push_speed[1];
-  if (!isfinite(vmin) || !isfinite(vmax) || vmin < 0 || vmax < vmin)
-    BAD("push_speed: need 0 <= min <= max, got (%g, %g)", vmin, vmax);
-  if (c->reward != MDVEC_REWARD_V1 && c->reward != MDVEC_REWARD_V2)
-    BAD("reward: unknown reward %d; choose MDVEC_REWARD_V1 or MDVEC_REWARD_V2", c->reward);
-  if (!c->model_path && !c->variant) BAD("variant: NULL; give a built-in variant or a model_path");
+  if (c->autoreset < 0) BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d",
+                            c->autoreset);
 #undef BAD
   return 0;
 }
@@ -138,63 +181,86 @@ static int auto_threads(int num_envs) {
   return t < num_envs ? t : num_envs;
 }
 
-static char *copy_string(const char *s) {
-  if (!s) return NULL;
-  char *c = malloc(strlen(s) + 1);
-  if (c) strcpy(c, s);
-  return c;
-}
+/* Return the task's state of env i. */
+static inline void *env_at(const mdvec_t *h, int i) { return h->env_mem + (size_t)i * h->env_stride; }
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/
 
-int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err_size) {
-  char msg[512] = "";
-  if (!out || !cfg) return create_fail(err, err_size, MDVEC_ERR_ARG, "mdvec_create: out and cfg must not be NULL");
+/* Allocate the buffers; return 0 or -1 (out of memory or sizes that overflow). */
+static int alloc_buffers(mdvec_t *h) {
+  size_t n = (size_t)h->num_envs, obs_size = h->spec.obs_dtype == MDVEC_DTYPE_F64 ? sizeof(double) : sizeof(float);
+  size_t n_info = (size_t)(h->spec.n_info > 0 ? h->spec.n_info : 1);
+  h->obs_row = mul((size_t)h->spec.obs_dim, obs_size);
+  h->env_stride = h->spec.env_size > SIZE_MAX - ENV_ALIGN ? SIZE_MAX
+                  : (h->spec.env_size + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN;
+  size_t env_bytes = mul(n, h->env_stride);
+  if (env_bytes == SIZE_MAX || mul(n, h->obs_row) == SIZE_MAX || mul(mul(n, n_info), sizeof(double)) == SIZE_MAX ||
+      mul(mul(n, (size_t)h->spec.act_dim), sizeof(double)) == SIZE_MAX)
+    return -1;
+  h->env_mem = aligned_alloc(ENV_ALIGN, env_bytes ? env_bytes : ENV_ALIGN);
+  if (h->env_mem) memset(h->env_mem, 0, env_bytes);
+  h->slots = calloc(n, sizeof *h->slots);
+  h->obs = calloc(n, h->obs_row);
+  h->final_obs = calloc(n, h->obs_row);
+  h->reward = calloc(n, sizeof(double));
+  h->terminated = calloc(n, 1);
+  h->truncated = calloc(n, 1);
+  h->done = calloc(n, 1);
+  h->reset_flags = calloc(n, 1);
+  h->info = calloc(mul(n, n_info), sizeof(double));
+  h->reset_info = calloc(mul(n, n_info), sizeof(double));
+  h->act64 = calloc(mul(n, (size_t)(h->spec.act_dim > 0 ? h->spec.act_dim : 1)), sizeof(double));
+  return (h->env_mem && h->slots && h->obs && h->final_obs && h->reward && h->terminated && h->truncated &&
+          h->done && h->reset_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
+}
+
+int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t err_size) {
+  char msg[1024] = "";
+  if (!out || !cfg_in) return create_fail(err, err_size, MDVEC_ERR_ARG, "mdvec_create: out and cfg must not be NULL");
   *out = NULL;
-  if (cfg->struct_size != sizeof(mdvec_config_t))
-    return create_fail(err, err_size, MDVEC_ERR_ARG, "mdvec_create: cfg->struct_size is %zu, expected %zu "
-                       "(fill cfg with mdvec_config_default)", cfg->struct_size, sizeof(mdvec_config_t));
-  if (mj_version() != mjVERSION_HEADER)
-    return create_fail(err, err_size, MDVEC_ERR_VERSION, "MuJoCo header version %d differs from the "
-                       "loaded library's %d; rebuild mdvec against this MuJoCo", mjVERSION_HEADER, mj_version());
-  if (check_config(cfg, msg, sizeof msg)) return create_fail(err, err_size, MDVEC_ERR_CONFIG, "%s", msg);
+  mdvec_config_t cfg;
+  if (config_copy(cfg_in, &cfg, msg, sizeof msg)) return create_fail(err, err_size, MDVEC_ERR_ARG, "%s", msg);
+  if (mdv_model_check_version(msg, sizeof msg)) return create_fail(err, err_size, MDVEC_ERR_VERSION, "%s", msg);
+  if (check_config(&cfg, msg, sizeof msg)) return create_fail(err, err_size, MDVEC_ERR_CONFIG, "%s", msg);
+  const mdv_task *task = mdv_task_find(cfg.task);
+  if (!task) {
+    int len = snprintf(msg, sizeof msg, "task: unknown task '%s'; the tasks are:", cfg.task);
+    for (int k = 0; mdv_tasks[k] && len >= 0 && (size_t)len < sizeof msg; k++)
+      len += snprintf(msg + len, sizeof msg - (size_t)len, "%s %s", k ? "," : "", mdv_tasks[k]->name);
+    return create_fail(err, err_size, MDVEC_ERR_CONFIG, "%s", msg);
+  }
 
   mdvec_t *h = calloc(1, sizeof *h);
   if (!h) return create_fail(err, err_size, MDVEC_ERR_NOMEM, "out of memory");
-  h->cfg = *cfg;
-  h->variant = copy_string(cfg->variant);
-  h->model_path = copy_string(cfg->model_path);
-  h->cfg.variant = h->variant;
-  h->cfg.model_path = h->model_path;
-  if (h->cfg.threads == 0) h->cfg.threads = auto_threads(cfg->num_envs);
+  h->task = task;
+  h->num_envs = cfg.num_envs;
+  h->threads = cfg.threads ? cfg.threads : auto_threads(cfg.num_envs);
+  h->autoreset = cfg.autoreset == MDVEC_AUTORESET_DISABLED    ? MDVEC_AUTORESET_DISABLED
+                 : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
+                                                              : MDVEC_AUTORESET_SAME_STEP;  /* v1: nonzero */
   int code = MDVEC_OK;
-  if ((cfg->variant && !h->variant) || (cfg->model_path && !h->model_path)) {
-    code = MDVEC_ERR_NOMEM;  /* never fall back to another model because a copy failed */
+  h->opts = calloc((size_t)(task->n_options > 0 ? task->n_options : 1), sizeof *h->opts);
+  if (!h->opts) {
+    code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory");
-  } else if (mdv_model_load(&h->tm, h->variant, h->model_path, msg, sizeof msg)) {
-    code = MDVEC_ERR_MODEL;
   }
-  int n = cfg->num_envs, obs_dim = 6 + 3 * h->tm.nu;
-  h->n_info = mdv_duck_info_count(cfg->reward);
-  if (code == MDVEC_OK) {
-    h->envs = calloc((size_t)n, sizeof *h->envs);
-    h->obs = calloc((size_t)n * obs_dim, sizeof(float));
-    h->terminal_obs = calloc((size_t)n * obs_dim, sizeof(float));
-    h->reward = calloc((size_t)n, sizeof(double));
-    h->done = calloc((size_t)n, sizeof(uint8_t));
-    h->info = calloc((size_t)n * h->n_info, sizeof(double));
-    if (!h->envs || !h->obs || !h->terminal_obs || !h->reward || !h->done || !h->info) {
+  if (code == MDVEC_OK)
+    code = mdv_options_resolve(task, task == mdv_tasks[0] ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
+                               sizeof msg);
+  if (code == MDVEC_OK) code = task->create(&h->shared, h->opts, &h->spec, msg, sizeof msg);
+  if (code == MDVEC_OK && alloc_buffers(h)) {
+    code = MDVEC_ERR_NOMEM;
+    snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);
+  }
+  for (int i = 0; code == MDVEC_OK && i < h->num_envs; i++) {
+    mdv_pcg64_seed(&h->slots[i].rng, cfg.seed + (uint64_t)i);
+    char why[256] = "out of memory";
+    if (task->env_init(env_at(h, i), h->shared, why, sizeof why)) {
       code = MDVEC_ERR_NOMEM;
-      snprintf(msg, sizeof msg, "out of memory for %d envs", n);
+      snprintf(msg, sizeof msg, "env %d: %s", i, why);
     }
   }
-  for (int i = 0; code == MDVEC_OK && i < n; i++) {
-    if (mdv_duck_init(&h->envs[i], &h->tm, &h->cfg, cfg->seed + (uint64_t)i)) {
-      code = MDVEC_ERR_NOMEM;
-      snprintf(msg, sizeof msg, "out of memory for env %d", i);
-    }
-  }
-  if (code == MDVEC_OK && mdv_pool_create(&h->pool, h->cfg.threads, msg, sizeof msg)) code = MDVEC_ERR_THREAD;
+  if (code == MDVEC_OK && mdv_pool_create(&h->pool, h->threads, msg, sizeof msg)) code = MDVEC_ERR_THREAD;
   if (code != MDVEC_OK) {
     mdvec_destroy(h);
     return create_fail(err, err_size, code, "%s", msg);
@@ -206,68 +272,185 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err
 void mdvec_destroy(mdvec_t *h) {
   if (!h) return;
   mdv_pool_destroy(h->pool);
-  for (int i = 0; h->envs && i < h->cfg.num_envs; i++) mdv_duck_free(&h->envs[i]);
-  mdv_model_free(&h->tm);
-  free(h->envs);
+  for (int i = 0; h->env_mem && i < h->num_envs; i++) h->task->env_free(env_at(h, i));
+  if (h->shared) h->task->destroy(h->shared);
+  mdv_options_free(h->task, h->opts);
+  free(h->opts);
+  free(h->env_mem);
+  free(h->slots);
   free(h->obs);
-  free(h->terminal_obs);
+  free(h->final_obs);
   free(h->reward);
+  free(h->terminated);
+  free(h->truncated);
   free(h->done);
+  free(h->reset_flags);
   free(h->info);
-  free(h->variant);
-  free(h->model_path);
+  free(h->reset_info);
+  free(h->act64);
   free(h);
 }
 
 const char *mdvec_errmsg(const mdvec_t *h) { return h ? h->errmsg : "mdvec_errmsg: NULL handle"; }
 
-/*---------------------------------- Dimensions and buffers ----------------------------------------*/
+/*---------------------------------- Task catalogue ------------------------------------------------*/
+
+int mdvec_task_count(void) {
+  int n = 0;
+  while (mdv_tasks[n]) n++;
+  return n;
+}
+
+const char *mdvec_task_name(int k) { return k >= 0 && k < mdvec_task_count() ? mdv_tasks[k]->name : NULL; }
+
+const char *mdvec_task_summary(const char *task) {
+  const mdv_task *t = mdv_task_find(task);
+  return t ? t->summary : NULL;
+}
+
+int mdvec_task_option_count(const char *task) {
+  const mdv_task *t = mdv_task_find(task);
+  return t ? t->n_options : MDVEC_ERR_ARG;
+}
+
+int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info) {
+  const mdv_task *t = mdv_task_find(task);
+  if (!t || !info || info->struct_size < sizeof *info || k < 0 || k >= t->n_options) return MDVEC_ERR_ARG;
+  const mdv_option_decl *o = &t->options[k];
+  *info = (mdvec_option_info_t){sizeof *info, o->name, o->type, o->def, o->lo, o->hi, o->choices, o->help};
+  return MDVEC_OK;
+}
+
+int mdvec_task_constant_count(const char *task) {
+  const mdv_task *t = mdv_task_find(task);
+  return t ? t->n_constants : MDVEC_ERR_ARG;
+}
+
+int mdvec_task_constant(const char *task, int k, mdvec_constant_t *c) {
+  const mdv_task *t = mdv_task_find(task);
+  if (!t || !c || c->struct_size < sizeof *c || k < 0 || k >= t->n_constants) return MDVEC_ERR_ARG;
+  const mdv_constant *src = &t->constants[k];
+  *c = (mdvec_constant_t){sizeof *c, src->name, src->count, src->values, src->help};
+  return MDVEC_OK;
+}
+
+/*---------------------------------- Dimensions, spec and buffers ----------------------------------*/
 
 int mdvec_dims(const mdvec_t *h, mdvec_dims_t *dims) {
   if (!h || !dims) return MDVEC_ERR_ARG;
   if (dims->struct_size != sizeof *dims) return MDVEC_ERR_ARG;
-  dims->num_envs = h->cfg.num_envs;
-  dims->threads = h->cfg.threads;
-  dims->nu = h->tm.nu;
-  dims->obs_dim = 6 + 3 * h->tm.nu;
-  dims->n_info = h->n_info;
-  dims->nbody = h->tm.nbody;
-  dims->n_pushes = h->cfg.n_pushes;
-  dims->max_latency = h->cfg.latency > 2 ? h->cfg.latency : 2;
+  *dims = (mdvec_dims_t){sizeof *dims, h->num_envs, h->threads, h->spec.act_dim, h->spec.obs_dim, h->spec.n_info,
+                         h->spec.nbody, 0, 0};
+  if (h->task->v1_dims) h->task->v1_dims(h->shared, dims);
   return MDVEC_OK;
 }
 
-const char *mdvec_info_name(const mdvec_t *h, int k) { return h ? mdv_duck_info_name(h->cfg.reward, k) : NULL; }
-const float *mdvec_obs(const mdvec_t *h) { return h ? h->obs : NULL; }
-const float *mdvec_terminal_obs(const mdvec_t *h) { return h ? h->terminal_obs : NULL; }
+int mdvec_spec(const mdvec_t *h, mdvec_spec_t *spec) {
+  if (!h || !spec || spec->struct_size < sizeof *spec) return MDVEC_ERR_ARG;
+  const mdv_spec *s = &h->spec;
+  *spec = (mdvec_spec_t){sizeof *spec, h->task->name, h->num_envs, h->threads, s->obs_dim, s->obs_dtype, s->act_dim,
+                         s->n_info, s->max_episode_steps, s->nq, s->nv, h->autoreset, s->model_path};
+  return MDVEC_OK;
+}
+
+int mdvec_info_field(const mdvec_t *h, int k, mdvec_field_t *field) {
+  if (!h || !field || field->struct_size < sizeof *field || k < 0 || k >= h->spec.n_info) return MDVEC_ERR_ARG;
+  const mdv_field *f = &h->spec.info[k];
+  *field = (mdvec_field_t){sizeof *field, f->name, f->dtype, f->when};
+  return MDVEC_OK;
+}
+
+const char *mdvec_info_name(const mdvec_t *h, int k) {
+  return h && k >= 0 && k < h->spec.n_info ? h->spec.info[k].name : NULL;
+}
+const double *mdvec_action_low(const mdvec_t *h) { return h ? h->spec.act_low : NULL; }
+const double *mdvec_action_high(const mdvec_t *h) { return h ? h->spec.act_high : NULL; }
+const float *mdvec_obs(const mdvec_t *h) {
+  return h && h->spec.obs_dtype == MDVEC_DTYPE_F32 ? (const float *)h->obs : NULL;
+}
+const float *mdvec_terminal_obs(const mdvec_t *h) {
+  return h && h->spec.obs_dtype == MDVEC_DTYPE_F32 ? (const float *)h->final_obs : NULL;
+}
+const void *mdvec_obs_data(const mdvec_t *h) { return h ? h->obs : NULL; }
+const void *mdvec_final_obs_data(const mdvec_t *h) { return h ? h->final_obs : NULL; }
 const double *mdvec_reward(const mdvec_t *h) { return h ? h->reward : NULL; }
 const uint8_t *mdvec_done(const mdvec_t *h) { return h ? h->done : NULL; }
+const uint8_t *mdvec_terminated(const mdvec_t *h) { return h ? h->terminated : NULL; }
+const uint8_t *mdvec_truncated(const mdvec_t *h) { return h ? h->truncated : NULL; }
+const uint8_t *mdvec_reset_flags(const mdvec_t *h) { return h ? h->reset_flags : NULL; }
 const double *mdvec_info(const mdvec_t *h) { return h ? h->info : NULL; }
+const double *mdvec_reset_info(const mdvec_t *h) { return h ? h->reset_info : NULL; }
 
-/*---------------------------------- Reset and step ------------------------------------------------*/
+/*---------------------------------- Per-env jobs (run trapped, on the env's thread) ---------------*/
 
-/* Reset env i from its generator (a trapped job). */
+/* Where env i's reset writes: its obs row and its reset-info column. */
+static inline mdv_out reset_out(const mdvec_t *h, int i) {
+  return (mdv_out){h->obs + (size_t)i * h->obs_row, NULL, NULL, NULL, h->reset_info + i, (size_t)h->num_envs};
+}
+
+/* Mark env i reset: generic bookkeeping after a task reset returned. */
+static inline void mark_reset(mdvec_t *h, int i) {
+  mdv_slot *s = &h->slots[i];
+  s->reset_done = 1;
+  s->pending = 0;
+  h->reset_flags[i] = 1;
+}
+
+/* Reset env i from its generator (reseeded first when the call gave it a seed). */
 static void reset_env(mdvec_t *h, int i, const void *unused) {
   (void)unused;
-  mdv_duck_reset(&h->envs[i], h->obs + (size_t)i * (6 + 3 * h->tm.nu));
+  if (h->mask && !h->mask[i]) return;
+  mdv_slot *s = &h->slots[i];
+  if (h->seeds && (!h->has_seed || h->has_seed[i])) mdv_pcg64_seed(&s->rng, h->seeds[i]);
+  mdv_out out = reset_out(h, i);
+  h->task->reset(env_at(h, i), &s->rng, &out);
+  mark_reset(h, i);
 }
 
-/* Reset env i with checked episode parameters (a trapped job). */
+/* Reset env i with checked v1 episode parameters. */
 static void reset_env_with(mdvec_t *h, int i, const void *params) {
-  mdv_duck_reset_with_params(&h->envs[i], params, h->obs + (size_t)i * (6 + 3 * h->tm.nu));
+  mdv_out out = reset_out(h, i);
+  h->task->reset_with_params(env_at(h, i), params, &h->slots[i].rng, &out);
+  mark_reset(h, i);
 }
 
-/* Step env i, autoresetting it when it finishes (a trapped job). */
+/* Step env i with the handle's autoreset mode. */
 static void step_env(mdvec_t *h, int i, const void *unused) {
   (void)unused;
-  int n = h->cfg.num_envs, nu = h->tm.nu, obs_dim = 6 + 3 * nu;
-  float *obs = h->obs + (size_t)i * obs_dim, *terminal = h->terminal_obs + (size_t)i * obs_dim;
-  mdv_duck_out out = {terminal, &h->reward[i], &h->done[i], &h->info[i], n};
-  mdv_duck_step(&h->envs[i], h->actions + (size_t)i * nu, &out);
-  if (h->done[i] && h->cfg.autoreset) {
-    mdv_duck_reset(&h->envs[i], obs);
+  mdv_slot *s = &h->slots[i];
+  size_t n = (size_t)h->num_envs, act_dim = (size_t)h->spec.act_dim;
+  unsigned char *obs = h->obs + (size_t)i * h->obs_row, *final = h->final_obs + (size_t)i * h->obs_row;
+  h->reset_flags[i] = 0;
+  if (s->pending) {  /* NEXT_STEP: the previous step ended this episode; this step starts the next */
+    mdv_out out = reset_out(h, i);
+    h->task->reset(env_at(h, i), &s->rng, &out);
+    mark_reset(h, i);
+    h->reward[i] = 0.0;
+    h->terminated[i] = h->truncated[i] = h->done[i] = 0;
+    for (int k = 0; k < h->spec.n_info; k++) h->info[(size_t)k * n + i] = 0.0;
+    memcpy(final, obs, h->obs_row);
+    return;
+  }
+  const double *a;
+  if (h->action_dtype == MDVEC_DTYPE_F32) {
+    const float *src = (const float *)h->actions + (size_t)i * act_dim;
+    double *dst = h->act64 + (size_t)i * act_dim;
+    for (size_t k = 0; k < act_dim; k++) dst[k] = (double)src[k];
+    a = dst;
   } else {
-    memcpy(obs, terminal, sizeof(float) * (size_t)obs_dim);
+    a = (const double *)h->actions + (size_t)i * act_dim;
+  }
+  mdv_out out = {final, &h->reward[i], &h->terminated[i], &h->truncated[i], h->info + i, n};
+  h->task->step(env_at(h, i), a, h->action_dtype, &s->rng, &out);
+  int done = h->terminated[i] | h->truncated[i];
+  h->done[i] = (uint8_t)done;
+  if (done && h->autoreset == MDVEC_AUTORESET_SAME_STEP) {
+    mdv_out rout = reset_out(h, i);
+    h->task->reset(env_at(h, i), &s->rng, &rout);
+    mark_reset(h, i);
+  } else {
+    memcpy(obs, final, h->obs_row);
+    if (done && h->autoreset == MDVEC_AUTORESET_NEXT_STEP) s->pending = 1;
   }
 }
 
@@ -280,83 +463,139 @@ static void trapped(mdvec_t *h, int i, env_job job, const void *arg) {
   if (setjmp(trap.env) == 0) {
     job(h, i, arg);
   } else {
-    mdv_duck *e = &h->envs[i];
-    e->failed = 1;
-    snprintf(e->error, sizeof e->error, "%s", trap.message);
+    mdv_slot *s = &h->slots[i];
+    s->failed = 1;
+    s->pending = 0;
+    snprintf(s->error, sizeof s->error, "%s", trap.message);
   }
   mdv_trap_end(&trap);
 }
 
-/* Reset the envs of one thread (env i runs on thread i mod T). */
+/* Reset the envs of one thread (env i runs on thread i mod T); a reset clears a failure. */
 static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
-  for (int i = thread; i < h->cfg.num_envs; i += threads) trapped(h, i, reset_env, NULL);
+  for (int i = thread; i < h->num_envs; i += threads) {
+    h->reset_flags[i] = 0;
+    if (h->mask && !h->mask[i]) continue;
+    h->slots[i].failed = 0;
+    trapped(h, i, reset_env, NULL);
+  }
 }
 
 /* Step the envs of one thread. */
 static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
-  for (int i = thread; i < h->cfg.num_envs; i += threads) trapped(h, i, step_env, NULL);
+  for (int i = thread; i < h->num_envs; i += threads) trapped(h, i, step_env, NULL);
 }
 
-/* Return MDVEC_ERR_PHYSICS naming the first env that failed during the last pool run, or MDVEC_OK. */
+/* Return MDVEC_ERR_PHYSICS naming the first env that failed, or MDVEC_OK. */
 static int physics_errors(mdvec_t *h, const char *call) {
   int failed = 0, first = -1;
-  for (int i = 0; i < h->cfg.num_envs; i++) {
-    if (h->envs[i].failed) {
+  for (int i = 0; i < h->num_envs; i++) {
+    if (h->slots[i].failed) {
       failed++;
       if (first < 0) first = i;
     }
   }
   if (!failed) return MDVEC_OK;
   return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (%d env(s) stopped; reset them): %s", call, first,
-              failed, h->envs[first].error);
+              failed, h->slots[first].error);
 }
+
+/*---------------------------------- Reset and step ------------------------------------------------*/
 
 int mdvec_seed(mdvec_t *h, uint64_t seed) {
   if (!h) return MDVEC_ERR_ARG;
-  for (int i = 0; i < h->cfg.num_envs; i++) mdv_duck_seed(&h->envs[i], seed + (uint64_t)i);
+  for (int i = 0; i < h->num_envs; i++) mdv_pcg64_seed(&h->slots[i].rng, seed + (uint64_t)i);
   return MDVEC_OK;
 }
 
-int mdvec_reset(mdvec_t *h) {
+int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, const uint8_t *has_seed) {
   if (!h) return MDVEC_ERR_ARG;
+  h->mask = mask;
+  h->seeds = seeds;
+  h->has_seed = has_seed;
   mdv_pool_run(h->pool, reset_job, h);
+  h->mask = NULL;
+  h->seeds = NULL;
+  h->has_seed = NULL;
   return physics_errors(h, "mdvec_reset");
 }
 
+int mdvec_reset(mdvec_t *h) { return mdvec_reset_envs(h, NULL, NULL, NULL); }
+
 int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   if (!h) return MDVEC_ERR_ARG;
-  if (i < 0 || i >= h->cfg.num_envs)
-    return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: env %d out of range [0, %d)", i, h->cfg.num_envs);
+  if (!h->task->reset_with_params)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: task '%s' takes no episode parameters", h->task->name);
+  if (i < 0 || i >= h->num_envs)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: env %d out of range [0, %d)", i, h->num_envs);
   if (!p) return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: params is NULL");
   if (p->struct_size != sizeof *p)
     return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: params->struct_size is %zu, expected %zu",
                 p->struct_size, sizeof *p);
   char msg[256];
-  if (mdv_duck_check_params(&h->envs[i], p, msg, sizeof msg)) return fail(h, MDVEC_ERR_PARAMS, "%s", msg);
+  if (h->task->check_params(env_at(h, i), p, msg, sizeof msg)) return fail(h, MDVEC_ERR_PARAMS, "%s", msg);
+  memset(h->reset_flags, 0, (size_t)h->num_envs);
+  h->slots[i].failed = 0;
   trapped(h, i, reset_env_with, p);
-  return h->envs[i].failed ? physics_errors(h, "mdvec_reset_with_params") : MDVEC_OK;
+  return h->slots[i].failed ? physics_errors(h, "mdvec_reset_with_params") : MDVEC_OK;
 }
 
-int mdvec_step(mdvec_t *h, const double *actions) {
+int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
   if (!h) return MDVEC_ERR_ARG;
   if (!actions) return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions is NULL");
-  int n = h->cfg.num_envs, nu = h->tm.nu;
+  if (dtype != MDVEC_DTYPE_F32 && dtype != MDVEC_DTYPE_F64)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_step: action dtype %d; use MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64", dtype);
+  int n = h->num_envs;
   for (int i = 0; i < n; i++) {
-    const mdv_duck *e = &h->envs[i];
-    if (!e->reset_done) return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
-    if (e->failed)
-      return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d stopped on a MuJoCo error (%s); reset it first", i, e->error);
+    const mdv_slot *s = &h->slots[i];
+    if (!s->reset_done) return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
+    if (s->failed)
+      return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d stopped on a MuJoCo error (%s); reset it first", i, s->error);
   }
-  for (size_t k = 0; k < (size_t)n * nu; k++) {
-    if (!isfinite(actions[k])) {
+  size_t act_dim = (size_t)h->spec.act_dim, total = (size_t)n * act_dim;
+  for (size_t k = 0; k < total; k++) {
+    int finite = dtype == MDVEC_DTYPE_F32 ? isfinite(((const float *)actions)[k]) : isfinite(((const double *)actions)[k]);
+    if (!finite) {
       return fail(h, MDVEC_ERR_ACTION, "mdvec_step: non-finite action at env %zu, actuator %zu; no env was stepped",
-                  k / nu, k % nu);
+                  k / act_dim, k % act_dim);
     }
   }
   h->actions = actions;
+  h->action_dtype = dtype;
   mdv_pool_run(h->pool, step_job, h);
   h->actions = NULL;
   return physics_errors(h, "mdvec_step");
+}
+
+int mdvec_step(mdvec_t *h, const double *actions) { return mdvec_step_typed(h, actions, MDVEC_DTYPE_F64); }
+
+/*---------------------------------- Physics state -------------------------------------------------*/
+
+/* Return nonzero when sig names only known mjtState bits. */
+static int valid_sig(unsigned int sig) { return sig < (1u << mjNSTATE); }
+
+size_t mdvec_state_size(const mdvec_t *h, unsigned int sig) {
+  if (!h || !valid_sig(sig)) return 0;
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, 0), &m, &d);
+  return (size_t)mj_stateSize(m, (int)sig);
+}
+
+int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, size_t size) {
+  if (!h) return MDVEC_ERR_ARG;
+  mdvec_t *w = (mdvec_t *)h;  /* the message is the only thing written */
+  if (i < 0 || i >= h->num_envs) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: env %d out of range [0, %d)", i,
+                                             h->num_envs);
+  if (!valid_sig(sig)) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: sig 0x%x has unknown mjtState bits", sig);
+  if (!state) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: state is NULL");
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  size_t need = (size_t)mj_stateSize(m, (int)sig);
+  if (size < need) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: size %zu, need %zu doubles", size, need);
+  mj_getState(m, d, state, (int)sig);
+  return MDVEC_OK;
 }

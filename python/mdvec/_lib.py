@@ -49,7 +49,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_version": (c_int, []),
     "mdvec_mujoco_version": (c_int, []),
     "mdvec_strerror": (c_char_p, [c_int]),
-    "mdvec_config_default": (None, [POINTER(Config)]),
+    "mdvec_config_default": (None, [POINTER(Config)]),  # fills the 1.0 layout only
+    "mdvec_config_init": (c_int, [POINTER(Config), c_size_t]),
     "mdvec_create": (c_int, [POINTER(c_void_p), POINTER(Config), POINTER(c_char), c_size_t]),
     "mdvec_destroy": (None, [c_void_p]),
     "mdvec_errmsg": (c_char_p, [c_void_p]),
@@ -92,8 +93,8 @@ def load() -> ctypes.CDLL:
     if lib.mdvec_version() // 10000 != ABI_MAJOR:
         raise ImportError(f"mdvec: {paths[0]} has ABI version {lib.mdvec_version()}, this binding needs major {ABI_MAJOR}")
     probe = Config()
-    lib.mdvec_config_default(ctypes.byref(probe))
-    if probe.struct_size != ctypes.sizeof(Config):
+    if lib.mdvec_config_init(ctypes.byref(probe), ctypes.sizeof(Config)) != OK or \
+            probe.struct_size != ctypes.sizeof(Config):
         raise ImportError(f"mdvec: {paths[0]} has sizeof(mdvec_config_t) {probe.struct_size}, "
                           f"this binding declares {ctypes.sizeof(Config)}")
     lib.path = paths[0]

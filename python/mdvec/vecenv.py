@@ -58,7 +58,7 @@ class _Handle:
         path = resolve_path(variant, model) if model is not None else None
         c = _lib.Config()
         L = lib()
-        L.mdvec_config_default(ctypes.byref(c))
+        L.mdvec_config_init(ctypes.byref(c), ctypes.sizeof(c))
         c.num_envs, c.threads, c.allow_overcommit, c.autoreset = int(num_envs), int(threads or 0), int(allow_overcommit), int(autoreset)
         c.seed = int(seed)
         c.variant = variant.encode()

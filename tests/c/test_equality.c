@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "duck.h"
 #include "mdvec.h"
-#include "model.h"
+#include "options.h"
+#include "tasks/duck.h"
 
 #define N_ENVS 8
 #define STEPS 300
@@ -164,27 +164,38 @@ static int dr_fields_equal(const mjModel *a, const mjModel *b) {
 
 /* After 100 randomised episodes a restore gives the prototype back exactly; each env owns its model. */
 static void test_dr_restore_and_isolation(void) {
-  mdv_task_model tm;
+  const mdv_task *t = &mdv_task_duck;
   char err[256];
-  CHECK(mdv_model_load(&tm, "default", NULL, err, sizeof err) == 0);
+  mdv_value opts[32] = {0};
   mdvec_config_t cfg = task_config(2, 1);
-  mdv_duck a, b;
-  CHECK(mdv_duck_init(&a, &tm, &cfg, 1) == 0);
-  CHECK(mdv_duck_init(&b, &tm, &cfg, 2) == 0);
+  void *shared = NULL;
+  mdv_spec spec = {0};
+  CHECK(t->n_options <= 32 && mdv_options_resolve(t, &cfg, NULL, 0, opts, err, sizeof err) == MDVEC_OK);
+  CHECK(t->create(&shared, opts, &spec, err, sizeof err) == MDVEC_OK);
+  if (!shared) return;
+  const mdv_duck_shared *sh = shared;
+  mdv_duck a = {0}, b = {0};
+  CHECK(t->env_init(&a, shared, err, sizeof err) == 0);
+  CHECK(t->env_init(&b, shared, err, sizeof err) == 0);
+  mdv_pcg64 rng_a, rng_b;
+  mdv_pcg64_seed(&rng_a, 1);
+  mdv_pcg64_seed(&rng_b, 2);
   float obs[48];
-  mjModel *proto_copy = mj_copyModel(NULL, tm.m);
-  for (int ep = 0; ep < 100; ep++) mdv_duck_reset(&a, obs);
-  mdv_duck_reset(&b, obs);
-  CHECK(!dr_fields_equal(a.m, tm.m));         /* randomisation changed a's copy */
-  CHECK(!dr_fields_equal(a.m, b.m));          /* each env has its own factors */
-  CHECK(dr_fields_equal(tm.m, proto_copy));   /* the prototype is untouched */
-  mdv_dr_restore(a.m, tm.m);
-  CHECK(dr_fields_equal(a.m, tm.m));          /* restore is exact after 100 episodes */
-  CHECK(a.m->body_mass[1] == tm.m->body_mass[1]);
+  mdv_out out = {obs, NULL, NULL, NULL, NULL, 0};
+  mjModel *proto_copy = mj_copyModel(NULL, sh->tm.m);
+  for (int ep = 0; ep < 100; ep++) t->reset(&a, &rng_a, &out);
+  t->reset(&b, &rng_b, &out);
+  CHECK(!dr_fields_equal(a.m, sh->tm.m));       /* randomisation changed a's copy */
+  CHECK(!dr_fields_equal(a.m, b.m));            /* each env has its own factors */
+  CHECK(dr_fields_equal(sh->tm.m, proto_copy)); /* the prototype is untouched */
+  mdv_duck_dr_restore(a.m, sh->tm.m);
+  CHECK(dr_fields_equal(a.m, sh->tm.m));        /* restore is exact after 100 episodes */
+  CHECK(a.m->body_mass[1] == sh->tm.m->body_mass[1]);
   mj_deleteModel(proto_copy);
-  mdv_duck_free(&a);
-  mdv_duck_free(&b);
-  mdv_model_free(&tm);
+  t->env_free(&a);
+  t->env_free(&b);
+  t->destroy(shared);
+  mdv_options_free(t, opts);
 }
 
 /* Creating and destroying 1,000 handles leaks nothing the sanitizers see and never fails. */

@@ -1,4 +1,4 @@
-/* The duck-balance task on one environment: reset, step, observation, reward (ENV_SPEC 4-8).
+/* The duck-balance task on one environment: options, reset, step, observation, reward (ENV_SPEC 2-8).
  *
  * Every expression mirrors mdvec/reference/duck_env.py operation for operation: numpy's summation
  * order (mdv_np_sum), Python's float ** (mdv_py_pow), float32 widening of the scale table, and
@@ -15,50 +15,204 @@
 
 static const double kTwoPi = 2 * 3.141592653589793;  /* 2 * math.pi */
 
-static const char *const kInfoNames[2][MDV_INFO_MAX] = {
-  {"t", "pushed", "fallen", "trunk_height", "upright_cos", "truncated", "terminated",
-   "r_up", "r_height", "r_pose", "r_rate"},
-  {"t", "pushed", "fallen", "trunk_height", "upright_cos", "truncated", "terminated",
-   "r_up", "r_height", "r_pose", "r_still", "r_rate", "r_effort"},
+/*---------------------------------- Options -------------------------------------------------------*/
+
+enum { O_SUBSTEPS, O_EPISODE_LEN, O_ACTION_SCALE, O_N_PUSHES, O_PUSH_WINDOW, O_PUSH_SPEED, O_INIT_NOISE,
+       O_LATENCY, O_SENSOR_NOISE, O_REWARD, O_DR, O_VARIANT, O_MODEL_PATH, O_COUNT };
+
+#define BIG 1e9  /* bound of counts of steps: far beyond any episode, inside int */
+
+static const mdv_option_decl kOptions[O_COUNT] = {
+  [O_SUBSTEPS] = {"substeps", MDVEC_OPT_INT, "10", 1, 10000, NULL, "mj_step calls per env step"},
+  [O_EPISODE_LEN] = {"episode_len", MDVEC_OPT_INT, "250", 1, BIG, NULL, "steps per episode (the truncation limit)"},
+  [O_ACTION_SCALE] = {"action_scale", MDVEC_OPT_DOUBLE, "0.3", 0, 100, NULL,
+                      "rad of servo target per unit action (> 0)"},
+  [O_N_PUSHES] = {"n_pushes", MDVEC_OPT_INT, "3", 0, BIG, NULL,
+                  "shoves per episode (at most the steps in push_window)"},
+  [O_PUSH_WINDOW] = {"push_window", MDVEC_OPT_IRANGE, "25,225", 0, BIG, NULL,
+                     "steps a shove may land on, [lo, hi), hi <= episode_len"},
+  [O_PUSH_SPEED] = {"push_speed", MDVEC_OPT_RANGE, "0.3,0.9", 0, 1000, NULL, "shove speed range in m/s, [min, max]"},
+  [O_INIT_NOISE] = {"init_noise", MDVEC_OPT_DOUBLE, "0", 0, 10, NULL,
+                    "half-width of the uniform reset noise on actuated joints (rad, rad/s)"},
+  [O_LATENCY] = {"latency", MDVEC_OPT_INT, "0", 0, BIG, NULL, "steps of action delay (< episode_len)"},
+  [O_SENSOR_NOISE] = {"sensor_noise", MDVEC_OPT_BOOL, "false", 0, 1, NULL, "Gaussian observation noise"},
+  [O_REWARD] = {"reward", MDVEC_OPT_CHOICE, "v2", 0, 0, "v1|v2", "reward version"},
+  [O_DR] = {"dr", MDVEC_OPT_BOOL, "false", 0, 1, NULL, "domain randomisation per episode"},
+  [O_VARIANT] = {"variant", MDVEC_OPT_STRING, "default", 0, 0, NULL,
+                 "built-in model: default, backlash or backlash_lower (unused with model_path)"},
+  [O_MODEL_PATH] = {"model_path", MDVEC_OPT_STRING, NULL, 0, 0, NULL, "MJCF file of an external duck model"},
 };
 
-int mdv_duck_info_count(int reward) { return reward == MDVEC_REWARD_V1 ? 11 : 13; }
+/* Fill the v1 config fields with the defaults (the declared ones above, as numbers). */
+static void duck_v1_defaults(mdvec_config_t *cfg) {
+  cfg->variant = "default";
+  cfg->substeps = 10;
+  cfg->episode_len = 250;
+  cfg->action_scale = 0.3;
+  cfg->n_pushes = 3;
+  cfg->push_window[0] = 25;
+  cfg->push_window[1] = 225;
+  cfg->push_speed[0] = 0.3;
+  cfg->push_speed[1] = 0.9;
+  cfg->reward = MDVEC_REWARD_V2;
+}
 
-const char *mdv_duck_info_name(int reward, int k) {
-  if (k < 0 || k >= mdv_duck_info_count(reward)) return NULL;
-  return kInfoNames[reward == MDVEC_REWARD_V1 ? 0 : 1][k];
+/* Write the v1 config fields over the option defaults. */
+static int duck_v1_options(const mdvec_config_t *c, mdv_value *o, char *err, size_t n) {
+  if (c->reward != MDVEC_REWARD_V1 && c->reward != MDVEC_REWARD_V2) {
+    snprintf(err, n, "reward: unknown reward %d; choose MDVEC_REWARD_V1 or MDVEC_REWARD_V2", c->reward);
+    return -1;
+  }
+  o[O_SUBSTEPS].i[0] = c->substeps;
+  o[O_EPISODE_LEN].i[0] = c->episode_len;
+  o[O_ACTION_SCALE].d[0] = c->action_scale;
+  o[O_N_PUSHES].i[0] = c->n_pushes;
+  o[O_PUSH_WINDOW].i[0] = c->push_window[0];
+  o[O_PUSH_WINDOW].i[1] = c->push_window[1];
+  o[O_PUSH_SPEED].d[0] = c->push_speed[0];
+  o[O_PUSH_SPEED].d[1] = c->push_speed[1];
+  o[O_INIT_NOISE].d[0] = c->init_noise;
+  o[O_LATENCY].i[0] = c->latency;
+  o[O_SENSOR_NOISE].i[0] = c->sensor_noise != 0;
+  o[O_REWARD].i[0] = c->reward == MDVEC_REWARD_V1 ? 0 : 1;
+  o[O_REWARD].s = c->reward == MDVEC_REWARD_V1 ? "v1" : "v2";
+  o[O_DR].i[0] = c->dr != 0;
+  o[O_VARIANT].s = c->variant;
+  o[O_MODEL_PATH].s = c->model_path;
+  return 0;
+}
+
+/*---------------------------------- Constants (values in duck_model.c) ---------------------------*/
+
+static const mdv_constant kConstants[] = {
+  {"obs_scale", 5, mdv_duck_obs_scale,
+   "observation scale per block (float32 when applied): gyro(3), gravity(3), joint pos(nu), joint vel(nu), action(nu)"},
+  {"noise_std", 4, mdv_duck_noise_std, "sensor-noise std per block: gyro(3), gravity(3), joint pos(nu), joint vel(nu)"},
+  {"reward_v1", 6, mdv_duck_reward_v1,
+   "reward v1: weights of up, height, pose, rate (subtracted); height width, pose width"},
+  {"reward_v2", 6, mdv_duck_reward_v2,
+   "reward v2: weight of the four terms, of rate and of effort (subtracted); height, pose, still widths"},
+  {"fall_div", 1, &mdv_duck_fall_div, "fallen when the trunk height is below h_home / fall_div"},
+  {"dr_ranges", 10, mdv_duck_dr_ranges,
+   "domain randomisation draws in order, (lo, hi) pairs: mass scale, floor friction, latency (integers, hi "
+   "exclusive), init noise, noise scale"},
+};
+/*---------------------------------- Info fields ---------------------------------------------------*/
+
+#define STEP_F64(name) {name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP}
+#define STEP_BOOL(name) {name, MDVEC_DTYPE_BOOL, MDVEC_INFO_STEP}
+static const mdv_field kInfo[2][MDV_DUCK_INFO_MAX] = {
+  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP}, STEP_BOOL("pushed"), STEP_BOOL("fallen"), STEP_F64("trunk_height"),
+   STEP_F64("upright_cos"), STEP_BOOL("truncated"), STEP_BOOL("terminated"), STEP_F64("r_up"),
+   STEP_F64("r_height"), STEP_F64("r_pose"), STEP_F64("r_rate")},
+  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP}, STEP_BOOL("pushed"), STEP_BOOL("fallen"), STEP_F64("trunk_height"),
+   STEP_F64("upright_cos"), STEP_BOOL("truncated"), STEP_BOOL("terminated"), STEP_F64("r_up"),
+   STEP_F64("r_height"), STEP_F64("r_pose"), STEP_F64("r_still"), STEP_F64("r_rate"), STEP_F64("r_effort")},
+};
+#undef STEP_F64
+#undef STEP_BOOL
+
+/*---------------------------------- Shared part ---------------------------------------------------*/
+
+static void duck_destroy(void *shared) {
+  mdv_duck_shared *sh = shared;
+  if (!sh) return;
+  mdv_duck_model_free(&sh->tm);
+  free(sh->act_low);
+  free(sh->act_high);
+  free(sh->scale);
+  free(sh->std);
+  free(sh);
+}
+
+/* Check the options together; return 0 or -1 with a message naming the option. */
+static int check_options(const mdv_duck_cfg *c, char *err, size_t n) {
+#define BAD(...) do { snprintf(err, n, __VA_ARGS__); return -1; } while (0)
+  if (!(c->action_scale > 0)) BAD("action_scale: must be > 0, got %.17g", c->action_scale);
+  int lo = c->push_window[0], hi = c->push_window[1];
+  if (hi > c->episode_len || hi - lo < c->n_pushes)
+    BAD("push_window: [%d, %d) must lie inside [0, episode_len=%d] and hold n_pushes=%d distinct steps",
+        lo, hi, c->episode_len, c->n_pushes);
+  if (c->latency >= c->episode_len)
+    BAD("latency: %d must be below episode_len=%d", c->latency, c->episode_len);
+#undef BAD
+  return 0;
+}
+
+static int duck_create(void **out, const mdv_value *o, mdv_spec *spec, char *err, size_t n) {
+  *out = NULL;
+  mdv_duck_cfg c = {
+    .substeps = (int)o[O_SUBSTEPS].i[0], .episode_len = (int)o[O_EPISODE_LEN].i[0],
+    .action_scale = o[O_ACTION_SCALE].d[0], .n_pushes = (int)o[O_N_PUSHES].i[0],
+    .push_window = {(int)o[O_PUSH_WINDOW].i[0], (int)o[O_PUSH_WINDOW].i[1]},
+    .push_speed = {o[O_PUSH_SPEED].d[0], o[O_PUSH_SPEED].d[1]}, .init_noise = o[O_INIT_NOISE].d[0],
+    .latency = (int)o[O_LATENCY].i[0], .sensor_noise = (int)o[O_SENSOR_NOISE].i[0],
+    .reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2, .dr = (int)o[O_DR].i[0],
+  };
+  if (check_options(&c, err, n)) return MDVEC_ERR_CONFIG;
+  const char *variant = o[O_VARIANT].s, *path = o[O_MODEL_PATH].s;
+  if (!path && !variant) {
+    snprintf(err, n, "variant: NULL; give a built-in variant or a model_path");
+    return MDVEC_ERR_CONFIG;
+  }
+  mdv_duck_shared *sh = calloc(1, sizeof *sh);
+  if (!sh) {
+    snprintf(err, n, "out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  sh->cfg = c;
+  int code = mdv_duck_model_load(&sh->tm, variant, path, err, n);
+  if (code != MDVEC_OK) {
+    duck_destroy(sh);
+    return code;
+  }
+  int nu = sh->tm.nu, obs_dim = 6 + 3 * nu;
+  sh->queue_cap = c.latency > MDV_DUCK_DR_LATENCY_MAX ? c.latency : MDV_DUCK_DR_LATENCY_MAX;
+  sh->act_low = malloc(sizeof(double) * (size_t)nu);
+  sh->act_high = malloc(sizeof(double) * (size_t)nu);
+  sh->scale = malloc(sizeof(float) * (size_t)obs_dim);
+  sh->std = malloc(sizeof(double) * (size_t)(6 + 2 * nu));
+  if (!sh->act_low || !sh->act_high || !sh->scale || !sh->std) {
+    duck_destroy(sh);
+    snprintf(err, n, "out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  for (int i = 0; i < nu; i++) {
+    sh->act_low[i] = -1.0;
+    sh->act_high[i] = 1.0;
+  }
+  for (int j = 0; j < obs_dim; j++) {  /* blocks: gyro(3), gravity(3), joint pos, joint vel, action */
+    int block = j < 3 ? 0 : j < 6 ? 1 : 2 + (j - 6) / nu;
+    sh->scale[j] = (float)mdv_duck_obs_scale[block];
+    if (j < 6 + 2 * nu) sh->std[j] = mdv_duck_noise_std[block];
+  }
+  spec->obs_dim = obs_dim;
+  spec->obs_dtype = MDVEC_DTYPE_F32;
+  spec->act_dim = nu;
+  spec->act_low = sh->act_low;
+  spec->act_high = sh->act_high;
+  spec->n_info = c.reward == MDVEC_REWARD_V1 ? 11 : 13;
+  spec->info = kInfo[c.reward == MDVEC_REWARD_V1 ? 0 : 1];
+  spec->max_episode_steps = c.episode_len;
+  spec->nq = sh->tm.m->nq;
+  spec->nv = sh->tm.m->nv;
+  spec->nbody = sh->tm.nbody;
+  spec->env_size = sizeof(mdv_duck);
+  spec->model_path = path;
+  *out = sh;
+  return MDVEC_OK;
+}
+
+static void duck_v1_dims(const void *shared, mdvec_dims_t *dims) {
+  const mdv_duck_shared *sh = shared;
+  dims->n_pushes = sh->cfg.n_pushes;
+  dims->max_latency = sh->queue_cap;
 }
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/
 
-int mdv_duck_init(mdv_duck *e, const mdv_task_model *tm, const mdvec_config_t *cfg, uint64_t seed) {
-  memset(e, 0, sizeof *e);
-  int nu = tm->nu, np = cfg->n_pushes;
-  e->tm = tm;
-  e->cfg = cfg;
-  e->queue_cap = cfg->latency > 2 ? cfg->latency : 2;
-  e->m = mj_copyModel(NULL, tm->m);
-  e->d = e->m ? mj_makeData(e->m) : NULL;
-  e->push_steps = calloc((size_t)(np > 0 ? np : 1), sizeof(int64_t));
-  e->push_vel = calloc((size_t)(np > 0 ? 2 * np : 1), sizeof(double));
-  e->dr.mass_scale = calloc((size_t)tm->nbody, sizeof(double));
-  e->qpos = calloc((size_t)nu, sizeof(double));
-  e->qvel = calloc((size_t)nu, sizeof(double));
-  e->queue = calloc((size_t)(e->queue_cap * nu), sizeof(double));
-  e->prev_action = calloc((size_t)nu, sizeof(double));
-  e->action = calloc((size_t)nu, sizeof(double));
-  e->raw = calloc((size_t)(6 + 3 * nu), sizeof(double));
-  e->scratch = calloc((size_t)(6 + 2 * nu), sizeof(double));
-  if (!e->d || !e->push_steps || !e->push_vel || !e->dr.mass_scale || !e->qpos || !e->qvel ||
-      !e->queue || !e->prev_action || !e->action || !e->raw || !e->scratch) {
-    mdv_duck_free(e);
-    return -1;
-  }
-  mdv_pcg64_seed(&e->rng, seed);
-  return 0;
-}
-
-void mdv_duck_free(mdv_duck *e) {
+static void duck_env_free(void *env) {
+  mdv_duck *e = env;
   if (e->d) mj_deleteData(e->d);
   if (e->m) mj_deleteModel(e->m);
   free(e->push_steps);
@@ -74,13 +228,44 @@ void mdv_duck_free(mdv_duck *e) {
   memset(e, 0, sizeof *e);
 }
 
-void mdv_duck_seed(mdv_duck *e, uint64_t seed) { mdv_pcg64_seed(&e->rng, seed); }
+static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
+  mdv_duck *e = env;
+  const mdv_duck_shared *sh = shared;
+  size_t nu = (size_t)sh->tm.nu, np = (size_t)sh->cfg.n_pushes;
+  e->sh = sh;
+  e->m = mj_copyModel(NULL, sh->tm.m);
+  e->d = e->m ? mj_makeData(e->m) : NULL;
+  e->push_steps = calloc(np > 0 ? np : 1, sizeof(int64_t));
+  e->push_vel = calloc(np > 0 ? 2 * np : 1, sizeof(double));
+  e->dr.mass_scale = calloc((size_t)sh->tm.nbody, sizeof(double));
+  e->qpos = calloc(nu, sizeof(double));
+  e->qvel = calloc(nu, sizeof(double));
+  e->queue = calloc((size_t)sh->queue_cap * nu, sizeof(double));
+  e->prev_action = calloc(nu, sizeof(double));
+  e->action = calloc(nu, sizeof(double));
+  e->raw = calloc(6 + 3 * nu, sizeof(double));
+  e->scratch = calloc(6 + 2 * nu, sizeof(double));
+  if (!e->d || !e->push_steps || !e->push_vel || !e->dr.mass_scale || !e->qpos || !e->qvel ||
+      !e->queue || !e->prev_action || !e->action || !e->raw || !e->scratch) {
+    duck_env_free(e);
+    snprintf(err, n, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+static void duck_physics(void *env, const mjModel **m, mjData **d) {
+  mdv_duck *e = env;
+  *m = e->m;
+  *d = e->d;
+}
 
 /*---------------------------------- Observation and reward ---------------------------------------*/
 
 /* Build the observation of the current state with clipped action a (ENV_SPEC section 5). */
-static void observe(mdv_duck *e, const double *a, float *obs) {
-  const mdv_task_model *tm = e->tm;
+static void observe(mdv_duck *e, const double *a, mdv_pcg64 *rng, float *obs) {
+  const mdv_duck_shared *sh = e->sh;
+  const mdv_duck_model *tm = &sh->tm;
   const mjData *d = e->d;
   int nu = tm->nu, n_noisy = 6 + 2 * nu;
   double *raw = e->raw;
@@ -89,63 +274,60 @@ static void observe(mdv_duck *e, const double *a, float *obs) {
   for (int i = 0; i < nu; i++) raw[6 + i] = d->qpos[tm->qadr[i]] - tm->q_home[i];
   for (int i = 0; i < nu; i++) raw[6 + nu + i] = d->qvel[tm->dadr[i]];
   for (int i = 0; i < nu; i++) raw[6 + 2 * nu + i] = a[i];
-  if (e->cfg->sensor_noise) {
+  if (sh->cfg.sensor_noise) {
     double *normal = e->scratch;  /* numpy draws the whole vector first, then combines */
-    for (int j = 0; j < n_noisy; j++) normal[j] = mdv_pcg64_standard_normal(&e->rng);
-    for (int j = 0; j < n_noisy; j++) {
-      double std = j < 3 ? 0.1 : j < 6 ? 0.05 : j < 6 + nu ? 0.01 : 0.5;
-      raw[j] += e->noise_scale * std * normal[j];
-    }
+    for (int j = 0; j < n_noisy; j++) normal[j] = mdv_pcg64_standard_normal(rng);
+    for (int j = 0; j < n_noisy; j++) raw[j] += e->noise_scale * sh->std[j] * normal[j];
   }
-  for (int j = 0; j < 6 + 3 * nu; j++) {
-    float scale = j < 3 ? 0.25f : (j >= 6 + nu && j < 6 + 2 * nu) ? 0.05f : 1.0f;
-    obs[j] = (float)(raw[j] * (double)scale);
-  }
+  for (int j = 0; j < 6 + 3 * nu; j++) obs[j] = (float)(raw[j] * (double)sh->scale[j]);
 }
 
 /* Compute the reward and write the reward terms into info[7*stride...] (ENV_SPEC section 5). */
 static double reward(mdv_duck *e, const double *a, double h, double up, int fallen, double *info,
-                     int stride) {
-  const mdv_task_model *tm = e->tm;
+                     size_t stride) {
+  const mdv_duck_model *tm = &e->sh->tm;
   const mjData *d = e->d;
   int nu = tm->nu;
   double *tmp = e->scratch, h_home = tm->h_home;
   for (int i = 0; i < nu; i++) tmp[i] = mdv_np_square(a[i] - e->prev_action[i]);
   double r_rate = mdv_np_sum(tmp, nu);
-  if (e->cfg->reward == MDVEC_REWARD_V1) {
+  if (e->sh->cfg.reward == MDVEC_REWARD_V1) {
+    const double *w = mdv_duck_reward_v1;
     double r_up = up;
-    double r_height = exp(-mdv_py_pow((h - h_home) / 0.03, 2.0));
+    double r_height = exp(-mdv_py_pow((h - h_home) / w[4], 2.0));
     for (int i = 0; i < nu; i++) tmp[i] = mdv_np_square(d->qpos[tm->qadr[i]] - tm->q_home[i]);
-    double r_pose = exp(-mdv_np_mean(tmp, nu) / 0.1);
+    double r_pose = exp(-mdv_np_mean(tmp, nu) / w[5]);
     double terms[4] = {r_up, r_height, r_pose, r_rate};
     for (int k = 0; k < 4; k++) info[(7 + k) * stride] = terms[k];
-    return 0.5 * r_up + 0.75 * r_height + 0.75 * r_pose - 0.05 * r_rate;
+    return w[0] * r_up + w[1] * r_height + w[2] * r_pose - w[3] * r_rate;
   }
+  const double *w = mdv_duck_reward_v2;
   double r_up = 0.0 > up ? 0.0 : up;  /* Python's max(up, 0.0) */
-  double r_height = exp(-fabs(h - h_home) / 0.03);
+  double r_height = exp(-fabs(h - h_home) / w[3]);
   for (int i = 0; i < nu; i++) tmp[i] = fabs(d->qpos[tm->qadr[i]] - tm->q_home[i]);
-  double r_pose = exp(-mdv_np_mean(tmp, nu) / 0.15);
+  double r_pose = exp(-mdv_np_mean(tmp, nu) / w[4]);
   double gyro2[3];
   for (int j = 0; j < 3; j++) gyro2[j] = mdv_np_square(d->sensordata[tm->gyro_adr + j]);
-  double r_still = exp(-mdv_np_sum(gyro2, 3) / 4.0);
+  double r_still = exp(-mdv_np_sum(gyro2, 3) / w[5]);
   for (int i = 0; i < nu; i++) tmp[i] = fabs(d->actuator_force[i]);
   double r_effort = mdv_np_mean(tmp, nu);
   double terms[6] = {r_up, r_height, r_pose, r_still, r_rate, r_effort};
   for (int k = 0; k < 6; k++) info[(7 + k) * stride] = terms[k];
-  double r = 0.5 * (r_up + r_height + r_pose + r_still) - 0.05 * r_rate - 0.01 * r_effort;
+  double r = w[0] * (r_up + r_height + r_pose + r_still) - w[1] * r_rate - w[2] * r_effort;
   return fallen ? 0.0 : r;
 }
 
 /*---------------------------------- Reset ---------------------------------------------------------*/
 
 /* Start the episode whose parameters are in the env's fields (ENV_SPEC section 4, steps 1-5). */
-static void start(mdv_duck *e, float *obs) {
-  const mdv_task_model *tm = e->tm;
+static void start(mdv_duck *e, mdv_pcg64 *rng, const mdv_out *out) {
+  const mdv_duck_shared *sh = e->sh;
+  const mdv_duck_model *tm = &sh->tm;
   mjModel *m = e->m;
   mjData *d = e->d;
-  if (e->cfg->dr) {
-    mdv_dr_restore(m, tm->m);
-    mdv_dr_apply(m, tm, &e->dr);
+  if (sh->cfg.dr) {
+    mdv_duck_dr_restore(m, tm->m);
+    mdv_duck_dr_apply(m, tm, &e->dr);
   }
   mj_resetDataKeyframe(m, d, tm->home);
   mj_forward(m, d);
@@ -158,24 +340,22 @@ static void start(mdv_duck *e, float *obs) {
   }
   e->t = 0;
   e->stage1_ready = 0;
-  e->failed = 0;
   e->queue_head = 0;
-  e->reset_done = 1;
   memset(e->prev_action, 0, sizeof(double) * (size_t)tm->nu);
-  memset(e->queue, 0, sizeof(double) * (size_t)(e->queue_cap * tm->nu));
+  memset(e->queue, 0, sizeof(double) * (size_t)sh->queue_cap * (size_t)tm->nu);
   memset(e->action, 0, sizeof(double) * (size_t)tm->nu);
-  observe(e, e->action, obs);
+  observe(e, e->action, rng, out->obs);  /* the duck has no reset info */
 }
 
-void mdv_duck_reset(mdv_duck *e, float *obs) {
-  const mdv_task_model *tm = e->tm;
-  const mdvec_config_t *cfg = e->cfg;
-  mdv_pcg64 *rng = &e->rng;
+static void duck_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  mdv_duck *e = env;
+  const mdv_duck_model *tm = &e->sh->tm;
+  const mdv_duck_cfg *cfg = &e->sh->cfg;
   int nu = tm->nu, np = cfg->n_pushes;
   e->latency = cfg->latency;
   e->init_noise = cfg->init_noise;
   e->noise_scale = 1.0;
-  if (cfg->dr) mdv_dr_draw(rng, tm, &e->dr, &e->latency, &e->init_noise, &e->noise_scale);
+  if (cfg->dr) mdv_duck_dr_draw(rng, tm, &e->dr, &e->latency, &e->init_noise, &e->noise_scale);
   memcpy(e->qpos, tm->q_home, sizeof(double) * (size_t)nu);
   memset(e->qvel, 0, sizeof(double) * (size_t)nu);
   if (e->init_noise > 0) {
@@ -203,12 +383,13 @@ void mdv_duck_reset(mdv_duck *e, float *obs) {
     vel[2 * k] = speed * cos(theta);
     vel[2 * k + 1] = speed * sin(theta);
   }
-  start(e, obs);
+  start(e, rng, out);
 }
 
-int mdv_duck_check_params(const mdv_duck *e, const mdvec_params_t *p, char *err, size_t err_size) {
-  const mdv_task_model *tm = e->tm;
-  const mdvec_config_t *cfg = e->cfg;
+static int duck_check_params(const void *env, const mdvec_params_t *p, char *err, size_t err_size) {
+  const mdv_duck *e = env;
+  const mdv_duck_model *tm = &e->sh->tm;
+  const mdv_duck_cfg *cfg = &e->sh->cfg;
   int nu = tm->nu;
 #define FAIL(...) do { snprintf(err, err_size, __VA_ARGS__); return -1; } while (0)
 #define FINITE_ARRAY(name, ptr, n)                                                       \
@@ -230,8 +411,8 @@ int mdv_duck_check_params(const mdv_duck *e, const mdvec_params_t *p, char *err,
     }
     FINITE_ARRAY("push_vel", p->push_vel, 2 * p->n_pushes);
   }
-  if (p->latency < 0 || p->latency > e->queue_cap)
-    FAIL("params.latency: must be in [0, %d], got %d", e->queue_cap, p->latency);
+  if (p->latency < 0 || p->latency > e->sh->queue_cap)
+    FAIL("params.latency: must be in [0, %d], got %d", e->sh->queue_cap, p->latency);
   if (cfg->dr) {
     if (!p->has_dr) FAIL("params.dr: this env randomises its model; factors are required");
     FINITE_ARRAY("dr.servo", p->servo, 5);
@@ -244,8 +425,9 @@ int mdv_duck_check_params(const mdv_duck *e, const mdvec_params_t *p, char *err,
   return 0;
 }
 
-void mdv_duck_reset_with_params(mdv_duck *e, const mdvec_params_t *p, float *obs) {
-  int nu = e->tm->nu;
+static void duck_reset_with_params(void *env, const mdvec_params_t *p, mdv_pcg64 *rng, const mdv_out *out) {
+  mdv_duck *e = env;
+  int nu = e->sh->tm.nu;
   e->init_noise = p->init_noise;
   e->noise_scale = p->noise_scale;
   e->latency = p->latency;
@@ -256,22 +438,25 @@ void mdv_duck_reset_with_params(mdv_duck *e, const mdvec_params_t *p, float *obs
     e->push_vel[2 * k] = p->push_vel[2 * k];
     e->push_vel[2 * k + 1] = p->push_vel[2 * k + 1];
   }
-  if (e->cfg->dr) {
+  if (e->sh->cfg.dr) {
     memcpy(e->dr.servo, p->servo, sizeof e->dr.servo);
-    memcpy(e->dr.mass_scale, p->mass_scale, sizeof(double) * (size_t)(e->tm->nbody - 1));
+    memcpy(e->dr.mass_scale, p->mass_scale, sizeof(double) * (size_t)(e->sh->tm.nbody - 1));
     e->dr.floor_friction = p->floor_friction;
   }
-  start(e, obs);
+  start(e, rng, out);
 }
 
 /*---------------------------------- Step ----------------------------------------------------------*/
 
-void mdv_duck_step(mdv_duck *e, const double *action, const mdv_duck_out *out) {
-  const mdv_task_model *tm = e->tm;
-  const mdvec_config_t *cfg = e->cfg;
+static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
+  (void)action_dtype;  /* the duck computes in float64 whatever the caller's dtype */
+  mdv_duck *e = env;
+  const mdv_duck_model *tm = &e->sh->tm;
+  const mdv_duck_cfg *cfg = &e->sh->cfg;
   mjModel *m = e->m;
   mjData *d = e->d;
-  int nu = tm->nu, stride = out->info_stride;
+  int nu = tm->nu;
+  size_t stride = out->stride;
   double *a = e->action;
   for (int i = 0; i < nu; i++) a[i] = mdv_np_clip(action[i], -1.0, 1.0);
   const double *applied = a;
@@ -306,9 +491,9 @@ void mdv_duck_step(mdv_duck *e, const double *action, const mdv_duck_out *out) {
   mj_fwdActuation(m, d);
   e->stage1_ready = 1;
   e->t++;
-  observe(e, a, out->obs);
+  observe(e, a, rng, out->obs);
   double h = d->xpos[3 * tm->trunk + 2], up = d->xmat[9 * tm->trunk + 8];
-  int fallen = h < tm->h_home / 3;
+  int fallen = h < tm->h_home / mdv_duck_fall_div;
   int truncated = e->t >= cfg->episode_len;
   double *info = out->info;
   info[0] = e->t;
@@ -319,6 +504,30 @@ void mdv_duck_step(mdv_duck *e, const double *action, const mdv_duck_out *out) {
   info[5 * stride] = truncated;
   info[6 * stride] = 0.0;
   *out->reward = reward(e, a, h, up, fallen, info, stride);
-  *out->done = (uint8_t)truncated;
+  *out->terminated = 0;
+  *out->truncated = (uint8_t)truncated;
   memcpy(e->prev_action, a, sizeof(double) * (size_t)nu);
 }
+
+/*---------------------------------- The task ------------------------------------------------------*/
+
+const mdv_task mdv_task_duck = {
+  .name = "duck",
+  .summary = "Microduck balance: stand upright through random shoves (docs/duck_task.md)",
+  .options = kOptions,
+  .n_options = O_COUNT,
+  .constants = kConstants,
+  .n_constants = sizeof kConstants / sizeof kConstants[0],
+  .create = duck_create,
+  .destroy = duck_destroy,
+  .env_init = duck_env_init,
+  .env_free = duck_env_free,
+  .reset = duck_reset,
+  .step = duck_step,
+  .physics = duck_physics,
+  .check_params = duck_check_params,
+  .reset_with_params = duck_reset_with_params,
+  .v1_defaults = duck_v1_defaults,
+  .v1_options = duck_v1_options,
+  .v1_dims = duck_v1_dims,
+};

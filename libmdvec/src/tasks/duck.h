@@ -1,4 +1,6 @@
-/* The duck-balance task on one environment: reset, step, observation, reward (ENV_SPEC 4-8). */
+/* The duck-balance task (docs/duck_task.md, ENV_SPEC 1-8): its model, options, constants, one env.
+ * Internal to the duck's files (duck.c, duck_model.c) and the C tests; the generic layers see only
+ * mdv_task_duck. */
 #ifndef MDV_DUCK_H
 #define MDV_DUCK_H
 
@@ -6,74 +8,121 @@
 
 #include <mujoco/mujoco.h>
 
-#include "dr.h"
 #include "mdvec.h"
-#include "model.h"
 #include "pcg64.h"
+#include "task.h"
 
-#define MDV_INFO_MAX 13  /* info fields of reward v2; v1 has 11 */
+#define MDV_DUCK_INFO_MAX 13       /* info fields of reward v2; v1 has 11 */
+#define MDV_DUCK_DR_LATENCY_MAX 2  /* largest latency domain randomisation draws (integers(0, 3)) */
 
-typedef struct mdv_duck_ {     /* one env: its own model copy, data, generator and episode state */
-  const mdv_task_model *tm;    /* the shared prototype and constants */
-  const mdvec_config_t *cfg;   /* the task configuration */
-  mjModel *m;                  /* this env's model copy (domain randomisation writes here) */
-  mjData *d;                   /* this env's data */
-  mdv_pcg64 rng;               /* this env's generator */
-  int t;                       /* steps taken in this episode */
-  int reset_done;              /* nonzero once the env has been reset */
-  int stage1_ready;            /* nonzero when mj_step1 ran on the current state (see mdv_duck_step) */
-  int failed;                  /* nonzero after a MuJoCo error, until the next reset */
-  char error[512];             /* that error's message */
-  int latency;                 /* action delay of this episode */
-  int queue_cap;               /* capacity of the latency queue, max(cfg latency, 2) */
-  int queue_head;              /* oldest entry of the latency queue */
-  double init_noise;           /* reset noise half-width of this episode */
-  double noise_scale;          /* sensor-noise scale of this episode */
-  int64_t *push_steps;         /* (n_pushes) steps the shoves land on */
-  double *push_vel;            /* (n_pushes x 2) shove velocities */
-  mdv_dr_factors dr;           /* model factors of this episode */
-  double *qpos;                /* (nu) actuated qpos after noise */
-  double *qvel;                /* (nu) actuated qvel after noise */
-  double *queue;               /* (queue_cap x nu) delayed actions */
-  double *prev_action;         /* (nu) last clipped action */
-  double *action;              /* (nu) this step's clipped action */
-  double *raw;                 /* (6 + 3nu) unscaled observation */
-  double *scratch;             /* (6 + 2nu) normals, differences */
+/*---------------------------------- Constants (declared once, in duck_model.c) -------------------*/
+
+extern const double mdv_duck_obs_scale[5];   /* per block: gyro, gravity, joint pos, joint vel, action */
+extern const double mdv_duck_noise_std[4];   /* per block: gyro, gravity, joint pos, joint vel */
+extern const double mdv_duck_reward_v1[6];   /* w_up, w_height, w_pose, w_rate, height width, pose width */
+extern const double mdv_duck_reward_v2[6];   /* w_terms, w_rate, w_effort, height, pose, still widths */
+extern const double mdv_duck_fall_div;       /* fallen: trunk height below h_home / this */
+extern const double mdv_duck_dr_ranges[10];  /* mass scale, floor friction, latency [lo, hi), init noise,
+                                                noise scale: (lo, hi) pairs in draw order */
+
+/*---------------------------------- Model ---------------------------------------------------------*/
+
+typedef struct mdv_duck_model_ {  /* the prototype model and what the task derives from it */
+  mjModel *m;                     /* the prototype, as loaded; envs copy it */
+  int nu;                         /* actuators = actuated joints */
+  int nbody;                      /* bodies, world included */
+  int trunk;                      /* body id of the root body owning the free joint */
+  int free_dof;                   /* dof address of the trunk's free joint */
+  int gyro_adr;                   /* sensordata address of the gyro named "gyro" */
+  int home;                       /* keyframe id of "home" */
+  int floor;                      /* geom id of "floor" */
+  int *qadr;                      /* (nu) qpos address of each actuated joint */
+  int *dadr;                      /* (nu) dof address of each actuated joint */
+  double *range_lo;               /* (nu) actuated joint lower limits */
+  double *range_hi;               /* (nu) actuated joint upper limits */
+  double *q_home;                 /* (nu) home qpos at the actuated joints */
+  double *ctrl_home;              /* (nu) home ctrl */
+  double h_home;                  /* trunk height after reset to home + mj_forward */
+  double fits_lo[5];              /* servo fits range, lower end: kp, damping, armature, ... */
+  double fits_hi[5];              /* servo fits range, upper end */
+} mdv_duck_model;
+
+/* Load a built-in variant (path NULL) or an MJCF file, check it meets the task's needs (free root,
+ * hinge actuators with limits, gyro, home keyframe, floor) and derive the constants; return
+ * MDVEC_OK, or MDVEC_ERR_MODEL / MDVEC_ERR_NOMEM with a message in err. */
+int mdv_duck_model_load(mdv_duck_model *tm, const char *variant, const char *path, char *err, size_t err_size);
+
+/* Free what mdv_duck_model_load allocated; safe on a zeroed struct. */
+void mdv_duck_model_free(mdv_duck_model *tm);
+
+/*---------------------------------- Domain randomisation ------------------------------------------*/
+
+typedef struct mdv_duck_dr_ {     /* the model factors of one randomised episode */
+  double servo[5];                /* kp, damping, armature, frictionloss, forcerange */
+  double *mass_scale;             /* (nbody-1) factor on mass and inertia of bodies 1.. */
+  double floor_friction;          /* sliding friction of the floor */
+} mdv_duck_dr;
+
+/* Draw one episode's factors, latency, init noise and sensor-noise scale, in the task's order. */
+void mdv_duck_dr_draw(mdv_pcg64 *rng, const mdv_duck_model *tm, mdv_duck_dr *f, int *latency,
+                      double *init_noise, double *noise_scale);
+
+/* Copy every field randomisation writes back from the prototype into m. */
+void mdv_duck_dr_restore(mjModel *m, const mjModel *proto);
+
+/* Write the factors into m (the prototype's values must be in place first). */
+void mdv_duck_dr_apply(mjModel *m, const mdv_duck_model *tm, const mdv_duck_dr *f);
+
+/*---------------------------------- Configuration and shared part ---------------------------------*/
+
+typedef struct mdv_duck_cfg_ {    /* the duck's options, typed */
+  int substeps;                   /* mj_step calls per env step */
+  int episode_len;                /* steps per episode */
+  double action_scale;            /* rad of servo target per unit action */
+  int n_pushes;                   /* shoves per episode */
+  int push_window[2];             /* steps a shove may land on, [lo, hi) */
+  double push_speed[2];           /* shove speed range in m/s */
+  double init_noise;              /* half-width of the uniform reset noise */
+  int latency;                    /* steps of action delay */
+  int sensor_noise;               /* nonzero: Gaussian observation noise */
+  int reward;                     /* MDVEC_REWARD_V1 or MDVEC_REWARD_V2 */
+  int dr;                         /* nonzero: domain randomisation per episode */
+} mdv_duck_cfg;
+
+typedef struct mdv_duck_shared_ { /* read-only after create, shared by every env */
+  mdv_duck_model tm;              /* prototype and constants */
+  mdv_duck_cfg cfg;               /* options */
+  int queue_cap;                  /* latency queue capacity: max(latency, MDV_DUCK_DR_LATENCY_MAX) */
+  double *act_low, *act_high;     /* (nu) -1 and 1 */
+  float *scale;                   /* (6 + 3nu) observation scale per entry, float32 as numpy's table */
+  double *std;                    /* (6 + 2nu) sensor-noise standard deviation per entry */
+} mdv_duck_shared;
+
+/*---------------------------------- One env -------------------------------------------------------*/
+
+typedef struct mdv_duck_ {        /* one env: its own model copy, data and episode state */
+  const mdv_duck_shared *sh;      /* the shared part */
+  mjModel *m;                     /* this env's model copy (domain randomisation writes here) */
+  mjData *d;                      /* this env's data */
+  int t;                          /* steps taken in this episode */
+  int stage1_ready;               /* nonzero when mj_step1 ran on the current state (see step) */
+  int latency;                    /* action delay of this episode */
+  int queue_head;                 /* oldest entry of the latency queue */
+  double init_noise;              /* reset noise half-width of this episode */
+  double noise_scale;             /* sensor-noise scale of this episode */
+  int64_t *push_steps;            /* (n_pushes) steps the shoves land on */
+  double *push_vel;               /* (n_pushes x 2) shove velocities */
+  mdv_duck_dr dr;                 /* model factors of this episode */
+  double *qpos;                   /* (nu) actuated qpos after noise */
+  double *qvel;                   /* (nu) actuated qvel after noise */
+  double *queue;                  /* (queue_cap x nu) delayed actions */
+  double *prev_action;            /* (nu) last clipped action */
+  double *action;                 /* (nu) this step's clipped action */
+  double *raw;                    /* (6 + 3nu) unscaled observation */
+  double *scratch;                /* (6 + 2nu) normals, differences */
 } mdv_duck;
 
-typedef struct mdv_duck_out_ {  /* where one env writes one step's results */
-  float *obs;                   /* (obs_dim) observation */
-  double *reward;               /* reward */
-  uint8_t *done;                /* done flag */
-  double *info;                 /* info field k at info[k * info_stride] */
-  int info_stride;              /* distance between info fields */
-} mdv_duck_out;
-
-/* Return the number of info fields for a reward version. */
-int mdv_duck_info_count(int reward);
-
-/* Return the name of info field k for a reward version, or NULL. */
-const char *mdv_duck_info_name(int reward, int k);
-
-/* Make the env's model copy, data and buffers; return 0 or -1 (out of memory). */
-int mdv_duck_init(mdv_duck *e, const mdv_task_model *tm, const mdvec_config_t *cfg, uint64_t seed);
-
-/* Free the env; safe on a zeroed struct. */
-void mdv_duck_free(mdv_duck *e);
-
-/* Reseed the env's generator as numpy's PCG64(seed). */
-void mdv_duck_seed(mdv_duck *e, uint64_t seed);
-
-/* Draw a new episode from the env's generator, start it and write the first observation. */
-void mdv_duck_reset(mdv_duck *e, float *obs);
-
-/* Check episode parameters against this env; return 0 or -1 with a message naming the field. */
-int mdv_duck_check_params(const mdv_duck *e, const mdvec_params_t *p, char *err, size_t err_size);
-
-/* Start an episode with checked parameters and write the first observation. */
-void mdv_duck_reset_with_params(mdv_duck *e, const mdvec_params_t *p, float *obs);
-
-/* Take one step with a finite action (nu); write observation, reward, done and info. */
-void mdv_duck_step(mdv_duck *e, const double *action, const mdv_duck_out *out);
+/* The task, as listed in tasks/registry.c. */
+extern const mdv_task mdv_task_duck;
 
 #endif /* MDV_DUCK_H */
