@@ -1,4 +1,4 @@
-"""The built-in duck meets ENV_SPEC section 1: names, sizes, mass, collisions, it stands and it falls."""
+"""The built-in duck meets docs/duck_task.md section 1: names, sizes, mass, collisions, it stands and it falls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reference environment does what ENV_SPEC sections 2-8 say."""
+"""The reference environment does what docs/duck_task.md sections 2-8 say."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The task configuration (ENV_SPEC section 2) and its validation."""
+"""The task configuration (docs/duck_task.md section 2) and its validation."""
 
 from __future__ import annotations
 

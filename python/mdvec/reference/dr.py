@@ -1,4 +1,4 @@
-"""Domain randomisation on one env's own model copy (ENV_SPEC section 8)."""
+"""Domain randomisation on one env's own model copy (docs/duck_task.md section 8)."""
 
 from __future__ import annotations
 

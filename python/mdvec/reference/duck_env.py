@@ -1,4 +1,4 @@
-"""The duck-balance task on one environment: the executable definition (ENV_SPEC sections 3-8)."""
+"""The duck-balance task on one environment: the executable definition (docs/duck_task.md sections 3-8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Loading a task model and resolving what the task needs from it (ENV_SPEC section 1)."""
+"""Loading a task model and resolving what the task needs from it (docs/duck_task.md section 1)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def load(path: Path) -> mujoco.MjModel:
 
 
 def inspect(m: mujoco.MjModel) -> ModelInfo:
-    """Check the model meets ENV_SPEC section 1 and derive the task's indices and constants."""
+    """Check the model meets docs/duck_task.md section 1 and derive the task's indices and constants."""
     free = [j for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
     roots = [j for j in free if m.body_parentid[m.jnt_bodyid[j]] == 0]
     if len(roots) != 1:

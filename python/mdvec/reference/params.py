@@ -1,4 +1,4 @@
-"""Episode parameters: everything one reset draws (ENV_SPEC section 7)."""
+"""Episode parameters: everything one reset draws (docs/duck_task.md section 7)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ SERVO_FIELDS = ("kp", "damping", "armature", "frictionloss", "forcerange")
 
 @dataclass
 class DRFactors:
-    """The model factors one domain-randomised reset drew (ENV_SPEC section 8, draws 1-3)."""
+    """The model factors one domain-randomised reset drew (docs/duck_task.md section 8, draws 1-3)."""
 
     servo: np.ndarray  # (5,) kp, damping, armature, frictionloss, forcerange
     mass_scale: np.ndarray  # (nbody-1,) factor on mass and inertia of bodies 1..nbody-1

@@ -41,7 +41,7 @@ class ProcVecEnv:
     ``step`` pickles each worker's actions out and the results back every step, as a vector
     environment built on ``multiprocessing`` does. Finished envs reset themselves (autoreset).
     ``threads`` is accepted as another name for ``workers`` and ``allow_overcommit`` is accepted and
-    ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (ENV_SPEC section 6).
+    ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (docs/duck_task.md section 6).
     """
 
     def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, *,
