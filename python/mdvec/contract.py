@@ -38,6 +38,8 @@ class Case:
     replay: bool = False  # True: the C env replays the reference's drawn params via reset_with_params
     num_envs: int = 1  # > 1: compare VecEnv (autoreset, terminal_obs) with reference envs stepped in a loop
     threads: int = 2
+    kind: str = "env"  # "env" (above), "gym" (Gymnasium vector env) or "sb3" (SB3 VecEnv): see gym_cases
+    autoreset: str = "next_step"  # kind "gym": "next_step", "same_step" or "disabled"
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Result:
     max_abs_obs_diff: float = 0.0
     max_reward_rel_diff: float = 0.0
     first_mismatch: str = ""
+    info_values: int = 0  # kinds "gym"/"sb3": info entries compared (arrays, masks, per-env values)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -171,7 +174,12 @@ def _vector(case: Case, result: Result) -> None:
 def run_case(case: Case) -> Result:
     """Play the case on both backends and return the counts."""
     result = Result(case.name)
-    (_vector if case.num_envs > 1 else _single)(case, result)
+    if case.kind == "gym":
+        _gym_vector(case, result)
+    elif case.kind == "sb3":
+        _sb3_vector(case, result)
+    else:
+        (_vector if case.num_envs > 1 else _single)(case, result)
     return result
 
 
@@ -195,6 +203,7 @@ def default_cases(quick: bool = False) -> list[Case]:
         Case("vector 4 envs x 2 threads, autoreset", {"sensor_noise": True, "dr": True}, 1 if quick else 2,
              num_envs=4, threads=2),
     ]
+    cases += gym_cases(quick)
     if REAL_DUCK.is_dir():
         cases += [
             Case("real duck", {"model": str(REAL_DUCK / "scene_flat_terrain.xml")}, ep),
@@ -219,3 +228,278 @@ def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
     total["max_reward_rel_diff"] = max(r["max_reward_rel_diff"] for r in rows)
     total["identical"] = all(r["identical"] for r in rows)
     return {"cases": rows, "total": total}
+
+
+# --------------------------------------------------------------------------------------------------
+# The Gymnasium and SB3 adapters: the C vector envs against the libraries' own vector envs over the
+# reference single env (gymnasium.make_vec(..., vectorization_mode="sync", backend="reference") and
+# SB3's DummyVecEnv), same seeds, same actions, every output compared bit for bit with its dtype.
+
+GYM_ID = "mdvec/DuckBalance-v0"
+# Short episodes so that autoresets come often; noise on so that seeding shows in every value.
+GYM_OPTIONS: dict[str, Any] = {"episode_len": 24, "push_window": (2, 20), "sensor_noise": True, "init_noise": 0.02}
+
+
+def _have(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def gym_cases(quick: bool = False) -> list[Case]:
+    """The adapter cases (present only when gymnasium / stable-baselines3 are installed)."""
+    cases = []
+    if _have("gymnasium"):
+        for mode in ("next_step", "same_step", "disabled"):
+            cases.append(Case(f"gymnasium make_vec {mode} 4 envs vs sync", dict(GYM_OPTIONS), 1, seed=7,
+                              num_envs=4, threads=2, kind="gym", autoreset=mode))
+    if _have("gymnasium") and _have("stable_baselines3"):
+        cases.append(Case("sb3 VecEnv 4 envs vs DummyVecEnv", dict(GYM_OPTIONS), 1, seed=5, num_envs=4,
+                          threads=2, kind="sb3"))
+    return cases
+
+
+def same_array(a: Any, b: Any) -> bool:
+    """True when a and b are numpy arrays of one dtype and shape holding the same bytes (object
+    arrays: the same None/array entries)."""
+    if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype == object:
+        return all((x is None and y is None) or (x is not None and y is not None and same_array(x, y))
+                   for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+    return a.tobytes() == b.tobytes()
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """True for equal Python/numpy scalars of the same type (floats bit for bit) or same arrays."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return same_array(a, b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (float, np.floating)):
+        return np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    return bool(a == b)
+
+
+def diff_vector_info(ref: dict[str, Any], got: dict[str, Any], path: str = "info") -> tuple[int, list[str]]:
+    """Compare two Gymnasium vector infos (arrays, masks, nested dicts); return (entries, mismatches)."""
+    entries, misses = 0, []
+    for key in sorted(set(ref) | set(got)):
+        if key not in ref or key not in got:
+            misses.append(f"{path}[{key!r}] only in {'reference' if key in ref else 'C env'}")
+            continue
+        a, b = ref[key], got[key]
+        if isinstance(a, dict) or isinstance(b, dict):
+            if not (isinstance(a, dict) and isinstance(b, dict)):
+                misses.append(f"{path}[{key!r}]: dict vs {type(b).__name__}")
+                continue
+            n, m = diff_vector_info(a, b, f"{path}[{key!r}]")
+            entries, misses = entries + n, misses + m
+            continue
+        entries += 1
+        if not same_array(a, b):
+            misses.append(f"{path}[{key!r}]: {a!r} ({getattr(a, 'dtype', type(a))}) vs {b!r} ({getattr(b, 'dtype', type(b))})")
+    return entries, misses
+
+
+def _actions(rng: np.random.Generator, num_envs: int, act_dim: int, t: int) -> np.ndarray:
+    """Actions in [-1.2, 1.2] (clipping exercised), float32 on even steps and float64 on odd ones."""
+    a = rng.uniform(-1.2, 1.2, (num_envs, act_dim))
+    return a.astype(np.float32) if t % 2 == 0 else a
+
+
+def vector_script(num_envs: int, seed: int) -> list[tuple[str, Any]]:
+    """Resets (int seed, seed lists with None, masks, unseeded) between runs of steps that span autoresets."""
+    n = num_envs
+    first = np.zeros(n, bool)
+    first[: max(1, n // 2)] = True
+    other = np.zeros(n, bool)
+    other[-1] = True
+    return [("reset", {"seed": seed}), ("steps", 10),
+            ("reset", {"seed": [seed + 100 + i if i % 2 == 0 else None for i in range(n)],
+                       "options": {"reset_mask": first}}), ("steps", 20),
+            ("reset", {"options": {"reset_mask": other}}), ("steps", 33),
+            ("reset", {"seed": seed + 1000}), ("steps", 30),
+            ("reset", {}), ("steps", 5)]
+
+
+def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0) -> None:
+    """Play a script on a reference Gymnasium VectorEnv and an mdvec one, tallying every output.
+
+    With autoreset disabled, envs that finished are reset with a reset mask after each step (on both).
+    """
+    tally = _Tally(result)
+    n = got.num_envs
+    act_dim = int(np.prod(got.single_action_space.shape))
+    rng = np.random.default_rng(actions_seed)
+    disabled = got.metadata["autoreset_mode"].name == "DISABLED"
+    t = 0
+
+    def check_info(r_info: dict, g_info: dict, where: str) -> None:
+        entries, misses = diff_vector_info(r_info, g_info)
+        result.info_values += entries
+        result.info_mismatches += len(misses)
+        if misses:
+            tally._miss(f"{where}: {misses[0]}")
+
+    def check_reset(r: tuple, g: tuple, where: str) -> None:
+        for i in range(n):
+            tally.obs(r[0][i], g[0][i], f"{where} env {i}")
+        if not (same_array(r[0], g[0])):
+            tally._miss(f"{where}: obs arrays differ ({r[0].dtype} vs {g[0].dtype})")
+        check_info(r[1], g[1], where)
+
+    for op, arg in script:
+        if op == "reset":
+            kw = {k: (v if k != "options" else {"reset_mask": v["reset_mask"].copy()}) for k, v in arg.items()}
+            kw2 = {k: (v if k != "options" else {"reset_mask": v["reset_mask"].copy()}) for k, v in arg.items()}
+            check_reset(ref.reset(**kw), got.reset(**kw2), f"reset {arg.get('seed')!r}")
+            continue
+        for _ in range(arg):
+            t += 1
+            a = _actions(rng, n, act_dim, t)
+            r_obs, r_rew, r_term, r_trunc, r_info = ref.step(a.copy())
+            g_obs, g_rew, g_term, g_trunc, g_info = got.step(a.copy())
+            where = f"step {t}"
+            for i in range(n):
+                tally.obs(r_obs[i], g_obs[i], f"{where} env {i}")
+                result.steps += 1
+                rel = abs(float(r_rew[i]) - float(g_rew[i])) / max(abs(float(r_rew[i])), 1e-300)
+                result.max_reward_rel_diff = max(result.max_reward_rel_diff, rel)
+                if rel <= REWARD_RTOL:
+                    result.rewards_within_tol += 1
+                if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
+                    result.rewards_identical += 1
+                else:
+                    tally._miss(f"reward at {where} env {i}: {r_rew[i]!r} vs {g_rew[i]!r}")
+            for name, x, y in (("obs", r_obs, g_obs), ("reward", r_rew, g_rew)):
+                if x.dtype != y.dtype or x.shape != y.shape:
+                    result.info_mismatches += 1
+                    tally._miss(f"{name} array at {where}: {x.dtype}{x.shape} vs {y.dtype}{y.shape}")
+            for name, x, y in (("terminated", r_term, g_term), ("truncated", r_trunc, g_trunc)):
+                if not same_array(x, y):
+                    result.flag_mismatches += 1
+                    tally._miss(f"{name} at {where}: {x!r} vs {y!r}")
+            result.episodes += int(np.sum(r_term | r_trunc))
+            check_info(r_info, g_info, where)
+            done = r_term | r_trunc
+            if disabled and done.any():
+                check_reset(ref.reset(options={"reset_mask": done.copy()}),
+                            got.reset(options={"reset_mask": done.copy()}), f"{where} reset of finished envs")
+
+
+def _gym_vector(case: Case, result: Result) -> None:
+    import gymnasium
+
+    import mdvec.gym  # noqa: F401 - registers the ids
+    from gymnasium.vector import AutoresetMode
+
+    mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
+            "disabled": AutoresetMode.DISABLED}[case.autoreset]
+    ref = gymnasium.make_vec(GYM_ID, num_envs=case.num_envs, vectorization_mode="sync", backend="reference",
+                             vector_kwargs={"autoreset_mode": mode}, **case.cfg)
+    got = gymnasium.make_vec(GYM_ID, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
+                             threads=case.threads, autoreset_mode=mode, **case.cfg)
+    try:
+        compare_vector_envs(ref, got, vector_script(case.num_envs, case.seed), result, case.seed)
+    finally:
+        ref.close()
+        got.close()
+
+
+def diff_sb3_infos(ref: list[dict[str, Any]], got: list[dict[str, Any]], where: str) -> tuple[int, list[str]]:
+    """Compare SB3 info lists: the same keys per env, values of the same type and bits."""
+    entries, misses = 0, []
+    if len(ref) != len(got):
+        return 1, [f"{where}: {len(ref)} infos vs {len(got)}"]
+    for i, (a, b) in enumerate(zip(ref, got)):
+        if set(a) != set(b):
+            misses.append(f"{where} env {i}: keys differ {sorted(set(a) ^ set(b))}")
+            continue
+        for key in a:
+            entries += 1
+            if not same_value(a[key], b[key]):
+                misses.append(f"{where} env {i} info[{key!r}]: {a[key]!r} ({type(a[key]).__name__}) vs "
+                              f"{b[key]!r} ({type(b[key]).__name__})")
+    return entries, misses
+
+
+def sb3_script(seed: int) -> list[tuple[str, Any]]:
+    """Resets (constructor seeds, seed(), unseeded) between runs of steps that span autoresets."""
+    return [("reset", None), ("steps", 30), ("seed", seed + 50), ("reset", None), ("steps", 55),
+            ("reset", None), ("steps", 10)]
+
+
+def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0) -> None:
+    """Play a script on SB3's DummyVecEnv (over the reference) and mdvec's SB3 VecEnv; tally every output."""
+    tally = _Tally(result)
+    n = got.num_envs
+    act_dim = int(np.prod(got.action_space.shape))
+    rng = np.random.default_rng(actions_seed)
+    t = 0
+
+    def check_infos(r: list, g: list, where: str) -> None:
+        entries, misses = diff_sb3_infos(r, g, where)
+        result.info_values += entries
+        result.info_mismatches += len(misses)
+        if misses:
+            tally._miss(misses[0])
+
+    for op, arg in script:
+        if op == "seed":
+            if list(ref.seed(arg)) != list(got.seed(arg)):
+                result.flag_mismatches += 1
+                tally._miss(f"seed({arg}) returned different seeds")
+            continue
+        if op == "reset":
+            r_obs, g_obs = ref.reset(), got.reset()
+            for i in range(n):
+                tally.obs(r_obs[i], g_obs[i], f"reset env {i}")
+            check_infos(ref.reset_infos, got.reset_infos, "reset_infos")
+            continue
+        for _ in range(arg):
+            t += 1
+            a = _actions(rng, n, act_dim, t)
+            r_obs, r_rew, r_done, r_info = ref.step(a.copy())
+            g_obs, g_rew, g_done, g_info = got.step(a.copy())
+            where = f"step {t}"
+            for i in range(n):
+                tally.obs(r_obs[i], g_obs[i], f"{where} env {i}")
+                result.steps += 1
+                rel = abs(float(r_rew[i]) - float(g_rew[i])) / max(abs(float(r_rew[i])), 1e-300)
+                result.max_reward_rel_diff = max(result.max_reward_rel_diff, rel)
+                if rel <= REWARD_RTOL:
+                    result.rewards_within_tol += 1
+                if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
+                    result.rewards_identical += 1
+                else:
+                    tally._miss(f"reward at {where} env {i}: {r_rew[i]!r} vs {g_rew[i]!r}")
+            for name, x, y in (("obs", r_obs, g_obs), ("reward", r_rew, g_rew), ("done", r_done, g_done)):
+                if x.dtype != y.dtype or x.shape != y.shape or (name == "done" and not same_array(x, y)):
+                    result.flag_mismatches += 1
+                    tally._miss(f"{name} at {where}: {x!r} vs {y!r}")
+            result.episodes += int(np.sum(r_done))
+            check_infos(r_info, g_info, where)
+            check_infos(ref.reset_infos, got.reset_infos, f"{where} reset_infos")
+
+
+def _sb3_vector(case: Case, result: Result) -> None:
+    import gymnasium
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import mdvec.gym  # noqa: F401 - registers the ids
+
+    from .sb3 import make_vec_env
+
+    def one(i: int) -> Any:
+        return lambda: gymnasium.make(GYM_ID, backend="reference", seed=case.seed + i, **case.cfg)
+
+    ref = DummyVecEnv([one(i) for i in range(case.num_envs)])
+    got = make_vec_env(case.num_envs, seed=case.seed, threads=case.threads, **case.cfg)
+    try:
+        compare_sb3_envs(ref, got, sb3_script(case.seed), result, case.seed)
+    finally:
+        ref.close()
+        got.close()

@@ -1,0 +1,34 @@
+"""mdvec's tasks as Gymnasium environments (needs ``pip install 'mdvec[gymnasium]'``).
+
+Importing this package registers the ids (``mdvec/DuckBalance-v0``, and the tasks other modules add
+through ``register_task``)::
+
+    env = gymnasium.make("mdvec/DuckBalance-v0", backend="c")           # or backend="reference"
+    envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=64,
+                              vectorization_mode="vector_entry_point", threads=4)
+
+``import mdvec`` registers them too when gymnasium is installed.
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium as _gymnasium  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a venv without gymnasium
+    raise ImportError(
+        "mdvec.gym needs gymnasium (1.2.2 or later), which is not installed: "
+        "pip install 'mdvec[gymnasium]' (or pip install 'gymnasium>=1.2.2')"
+    ) from exc
+
+from gymnasium.vector import AutoresetMode
+
+from ._tasks import DUCK_ID, TASKS, TaskEntry, register_builtin, register_task
+from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
+from .vector import MdvecVectorEnv
+
+register_builtin()
+DuckBalanceEnv = TASKS[DUCK_ID].env_class  # type: ignore[attr-defined]
+DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class  # type: ignore[attr-defined]
+
+__all__ = ["AutoresetMode", "CCore", "DUCK_ID", "DuckBalanceEnv", "DuckBalanceVectorEnv", "DuckReferenceCore",
+           "GymReferenceCore", "MdvecTaskEnv", "MdvecVectorEnv", "TASKS", "TaskEntry", "register_task"]

@@ -1,0 +1,210 @@
+"""What the Gymnasium and SB3 adapters share: argument checks, seeds, reset masks, info dtypes, frames.
+
+Nothing here imports gymnasium, so ``mdvec.sb3`` can use it too.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import Any
+
+import numpy as np
+
+SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
+STEP, RESET = 1, 2  # info field bits (MDVEC_INFO_STEP, MDVEC_INFO_RESET)
+
+
+def is_int(value: Any) -> bool:
+    """True for Python and numpy integers, False for bools and everything else."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_seed(seed: Any, what: str = "seed", span: int = 1) -> int:
+    """Return seed as an int in [0, 2**64 - span + 1), or raise TypeError/ValueError naming it."""
+    if not is_int(seed):
+        raise TypeError(f"{what}: expected an integer or None, got {type(seed).__name__} {seed!r}")
+    seed = int(seed)
+    if not 0 <= seed <= SEED_LIMIT - span:
+        limit = "2**64" if span == 1 else f"2**64 - {span - 1}"
+        raise ValueError(f"{what}: must lie in [0, {limit}), got {seed}")
+    return seed
+
+
+def vector_seeds(seed: Any, num_envs: int) -> list[int | None] | None:
+    """Turn Gymnasium's vector ``seed`` into one entry per env (None: keep the env's generator).
+
+    None -> None; an int s -> [s, s+1, ..., s+N-1]; a sequence of N ints or Nones -> itself.
+    Raises TypeError or ValueError naming what is wrong before anything is reset.
+    """
+    if seed is None:
+        return None
+    if is_int(seed):
+        first = check_seed(seed, "seed", num_envs)
+        return [first + i for i in range(num_envs)]
+    if isinstance(seed, np.ndarray):
+        if seed.ndim != 1:
+            raise ValueError(f"seed: a seed array must be one-dimensional, got shape {seed.shape}")
+        seed = seed.tolist()
+    if not isinstance(seed, (list, tuple)):
+        raise TypeError(f"seed: expected None, an int or a list of {num_envs} ints/None, got {type(seed).__name__}")
+    if len(seed) != num_envs:
+        raise ValueError(f"seed: a list of seeds must hold num_envs={num_envs} entries, got {len(seed)}")
+    return [None if s is None else check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
+
+
+def reset_mask(options: Any, num_envs: int, allowed: tuple[str, ...] = ("reset_mask",)) -> np.ndarray | None:
+    """Return the ``reset_mask`` of Gymnasium reset options (None: reset every env), checked.
+
+    The mask must be a numpy bool array of shape (N,) with at least one True (as Gymnasium's
+    SyncVectorEnv requires). Other option keys are refused: the task has no reset options.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"options: unknown reset option(s) {unknown}; supported: {list(allowed)}")
+    if "reset_mask" not in options:
+        return None
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray):
+        raise TypeError(f"options['reset_mask']: must be a numpy array, got {type(mask).__name__}")
+    if mask.shape != (num_envs,):
+        raise ValueError(f"options['reset_mask']: must have shape ({num_envs},), got {mask.shape}")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"options['reset_mask']: must have dtype bool, got {mask.dtype}")
+    if not mask.any():
+        raise ValueError("options['reset_mask']: must hold at least one True (no env would be reset)")
+    return mask.copy()
+
+
+def as_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """Return actions as a C-contiguous float32 or float64 array of the given shape, or raise.
+
+    float32 and float64 keep their dtype (the task computes in the actions' dtype); integer arrays
+    become float64; anything else (bool, complex, object, strings) is a TypeError. Non-finite
+    values are a ValueError. Nothing is stepped when this raises.
+    """
+    arr = np.asarray(actions)
+    if arr.dtype.kind == "f":
+        if arr.dtype not in (np.float32, np.float64):
+            arr = arr.astype(np.float64)
+    elif arr.dtype.kind in "iu":
+        arr = arr.astype(np.float64)
+    else:
+        raise TypeError(f"actions: expected a float32 or float64 array, got dtype {arr.dtype}")
+    if arr.shape != shape:
+        raise ValueError(f"actions: expected shape {shape}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("actions: values must be finite (got NaN or inf); no env was stepped")
+    return np.ascontiguousarray(arr)
+
+
+def autoreset_name(mode: Any) -> str:
+    """Return "next_step", "same_step" or "disabled" for an AutoresetMode, its value or such a name."""
+    value = getattr(mode, "value", mode)
+    names = {"nextstep": "next_step", "next_step": "next_step", "samestep": "same_step",
+             "same_step": "same_step", "disabled": "disabled"}
+    if isinstance(value, str) and value.lower() in names:
+        return names[value.lower()]
+    raise ValueError(f"autoreset_mode: expected AutoresetMode.NEXT_STEP, SAME_STEP or DISABLED, got {mode!r}")
+
+
+def field_bits(when: Any) -> int:
+    """Return the STEP/RESET bits of an info field's ``when`` (bits, or a name such as "step|reset")."""
+    if is_int(when):
+        return int(when)
+    text = str(when).lower()
+    return (STEP if "step" in text else 0) | (RESET if "reset" in text else 0)
+
+
+def field_dtype(dtype: Any, action_dtype: np.dtype) -> np.dtype:
+    """Return the numpy dtype of an info field ("action": the dtype the last actions had)."""
+    if isinstance(dtype, str) and dtype == "action":
+        return np.dtype(action_dtype)
+    return np.dtype(dtype)
+
+
+class FrameRenderer:
+    """RGB frames of one model through mujoco.Renderer, made on first use.
+
+    ``camera``: None follows body 1 (the robot's root) with a free camera; an int or a name picks a
+    camera of the model. A missing OpenGL raises RuntimeError saying how to get one; the envs
+    themselves are untouched by a failed render.
+    """
+
+    def __init__(self, model: Any, width: int = 480, height: int = 480, camera: int | str | None = None) -> None:
+        for name, value in (("width", width), ("height", height)):
+            if not is_int(value) or value <= 0:
+                raise ValueError(f"{name}: must be a positive integer, got {value!r}")
+        if camera is not None and not isinstance(camera, str) and not is_int(camera):
+            raise TypeError(f"camera: expected None, a camera id or a camera name, got {camera!r}")
+        self.model, self.width, self.height, self.camera = model, int(width), int(height), camera
+        self.data: Any = None  # scratch MjData for render_states
+        self._renderer: Any = None
+        self._cam: Any = None
+
+    def _make(self) -> None:
+        import mujoco
+
+        m = self.model
+        m.vis.global_.offwidth = max(self.width, m.vis.global_.offwidth)  # the frame must fit the offscreen buffer
+        m.vis.global_.offheight = max(self.height, m.vis.global_.offheight)
+        try:
+            self._renderer = mujoco.Renderer(m, self.height, self.width)
+        except Exception as exc:  # GL missing or broken: mujoco raises assorted errors, none fatal
+            gl = os.environ.get("MUJOCO_GL", "(unset)")
+            raise RuntimeError(
+                f"render: could not create an OpenGL context for mujoco.Renderer (MUJOCO_GL={gl}): "
+                f"{type(exc).__name__}: {exc}. Headless machines: set MUJOCO_GL=egl (GPU/EGL) or "
+                "MUJOCO_GL=osmesa (software) before importing mujoco. The environment was not changed."
+            ) from exc
+        if self.camera is None:
+            cam = mujoco.MjvCamera()
+            mujoco.mjv_defaultFreeCamera(m, cam)
+            cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+            cam.trackbodyid = 1 if m.nbody > 1 else 0
+            cam.distance = 2.2 * float(m.stat.extent)
+            cam.elevation = -20.0
+            cam.azimuth = 135.0
+            self._cam = cam
+        elif isinstance(self.camera, str):
+            ident = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, self.camera)
+            if ident < 0:
+                raise ValueError(f"camera: the model has no camera named {self.camera!r}")
+            self._cam = ident
+        else:
+            if not -1 <= int(self.camera) < m.ncam:
+                raise ValueError(f"camera: id must lie in [-1, {m.ncam}), got {self.camera}")
+            self._cam = int(self.camera)
+
+    def render(self, data: Any) -> np.ndarray:
+        """Return an (height, width, 3) uint8 frame of data (already forwarded)."""
+        if self._renderer is None:
+            self._make()
+        self._renderer.update_scene(data, camera=self._cam)
+        return self._renderer.render().copy()
+
+    def render_states(self, venv: Any, indices: Any) -> list[np.ndarray]:
+        """Return one frame per env index of an ``mdvec.VecEnv`` (its state drawn on a model of its MJCF)."""
+        import mujoco
+
+        if self.model is None:
+            self.model = mujoco.MjModel.from_xml_path(str(venv.model_path))
+        if self.data is None:
+            self.data = mujoco.MjData(self.model)
+        sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        frames = []
+        for i in indices:
+            mujoco.mj_setState(self.model, self.data, np.asarray(venv.get_state(int(i), sig), np.float64), sig)
+            mujoco.mj_forward(self.model, self.data)
+            frames.append(self.render(self.data))
+        return frames
+
+    def close(self) -> None:
+        """Free the GL context."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None

@@ -1,0 +1,208 @@
+"""One environment as a ``gymnasium.Env``: the C task (backend="c") or its Python reference (backend="reference").
+
+The Gymnasium class (``MdvecTaskEnv``, one subclass per registered task) checks arguments and
+delegates to a *core*: ``CCore`` (one env of ``mdvec.VecEnv`` with autoreset disabled) or a
+reference core (``DuckReferenceCore`` for the duck, ``GymReferenceCore`` around any gymnasium.Env).
+A core has ``observation_space``, ``action_space``, ``reset(seed) -> (obs, info)``,
+``step(action) -> (obs, reward, terminated, truncated, info)``, ``physics() -> (model, data)``
+(forwarded, for rendering) and ``close()``.
+
+Seeding: an env is seeded from its constructor ``seed`` (default 0) until ``reset(seed=...)``
+reseeds it; ``reset()`` without a seed continues the env's own generator. Both backends do this,
+so ``reset()`` is deterministic from construction on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_bits, field_dtype
+from ._common import reset_mask as _check_reset_options
+
+if TYPE_CHECKING:
+    from ._tasks import TaskEntry
+
+BACKENDS = ("c", "reference")
+
+
+def obs_box(dim: int, dtype: Any = np.float32) -> spaces.Box:
+    """The observation space of a task: unbounded, (obs_dim,), of the task's obs dtype."""
+    return spaces.Box(-np.inf, np.inf, (int(dim),), np.dtype(dtype))
+
+
+def action_box(low: Any, high: Any) -> spaces.Box:
+    """The action space of a task: float32 bounds as the task declares them."""
+    low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+    return spaces.Box(low, high, low.shape, np.float32)
+
+
+class CCore:
+    """One env of the C task (an ``mdvec.VecEnv`` of one env, autoreset disabled)."""
+
+    def __init__(self, task: str, seed: int, options: dict[str, Any],
+                 info_type: Callable[[str, Any], Callable[[Any], Any]] | None = None) -> None:
+        from ..vecenv import VecEnv
+
+        self.venv = VecEnv(1, seed=seed, threads=1, task=task, autoreset_mode="disabled", **options)
+        spec = self.venv.spec
+        self.spec = spec
+        self.observation_space = obs_box(spec.obs_dim, spec.obs_dtype)
+        self.action_space = action_box(spec.action_low, spec.action_high)
+        self._buf = self.venv.buffers()
+        fields = [(k, name, dtype, field_bits(when)) for k, (name, dtype, when) in enumerate(spec.info_fields)]
+        self._step_fields = [(k, n, d) for k, n, d, w in fields if w & STEP]
+        self._reset_fields = [(k, n, d) for k, n, d, w in fields if w & RESET]
+        self._info_type = info_type or _python_type
+        self._types: dict[tuple[str, Any], Callable[[Any], Any]] = {}
+        self._model: Any = None
+        self._data: Any = None
+
+    def _info(self, buf: np.ndarray, fields: list, action_dtype: Any) -> dict[str, Any]:
+        column = buf[:, 0].tolist()
+        out = {}
+        for k, name, dtype in fields:
+            dt = field_dtype(dtype, action_dtype)
+            conv = self._types.get((name, dt))
+            if conv is None:
+                conv = self._types[(name, dt)] = self._info_type(name, dt)
+            out[name] = conv(column[k])
+        return out
+
+    def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+        self.venv.reset_envs(seeds=None if seed is None else [seed])
+        return self._buf["obs"][0].copy(), self._info(self._buf["reset_info"], self._reset_fields, np.float64)
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self.venv.step_into_buffers(action.reshape(1, -1))
+        b = self._buf
+        info = self._info(b["info"], self._step_fields, action.dtype)
+        return b["obs"][0].copy(), float(b["reward"][0]), bool(b["terminated"][0]), bool(b["truncated"][0]), info
+
+    def physics(self) -> tuple[Any, Any]:
+        import mujoco
+
+        if self._model is None:
+            self._model = mujoco.MjModel.from_xml_path(str(self.venv.model_path))
+            self._data = mujoco.MjData(self._model)
+        sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        mujoco.mj_setState(self._model, self._data, np.asarray(self.venv.get_state(0, sig), np.float64), sig)
+        mujoco.mj_forward(self._model, self._data)
+        return self._model, self._data
+
+    def close(self) -> None:
+        self.venv.close()
+
+
+def _python_type(name: str, dtype: Any) -> Callable[[Any], Any]:
+    """Python int/bool/float (np.float32 for float32 fields): how DuckEnv gives its info values."""
+    dtype = np.dtype(dtype)
+    return bool if dtype == np.bool_ else int if dtype.kind in "iu" else np.float32 if dtype == np.float32 else float
+
+
+class DuckReferenceCore:
+    """One ``mdvec.reference.DuckEnv``: info as DuckEnv gives it (Python int/bool/float), reset info empty."""
+
+    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+        from ..reference import DuckEnv
+
+        self.env = DuckEnv(seed=seed, **options)
+        self.observation_space = obs_box(self.env.obs_dim)
+        self.action_space = action_box(-np.ones(self.env.nu), np.ones(self.env.nu))
+
+    def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+        return self.env.reset(seed=seed), {}
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, _, info = self.env.step(action)
+        return obs, reward, info["terminated"], info["truncated"], info
+
+    def physics(self) -> tuple[Any, Any]:
+        return self.env.model, self.env.data
+
+    def close(self) -> None:
+        pass
+
+
+class GymReferenceCore:
+    """Any gymnasium.Env as a reference core, seeded from the constructor seed until reseeded."""
+
+    def __init__(self, env: gymnasium.Env, seed: int) -> None:
+        self.env, self._seed = env, seed
+        self.observation_space, self.action_space = env.observation_space, env.action_space
+
+    def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is None and self._seed is not None:
+            seed = self._seed  # the first reset without a seed uses the constructor's
+        self._seed = None
+        return self.env.reset(seed=seed)
+
+    def step(self, action: np.ndarray) -> tuple[Any, ...]:
+        return self.env.step(action)
+
+    def physics(self) -> tuple[Any, Any]:
+        u = self.env.unwrapped
+        if not hasattr(u, "model") or not hasattr(u, "data"):
+            raise RuntimeError(f"render: the reference env {type(u).__name__} has no MuJoCo model/data to draw")
+        return u.model, u.data
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class MdvecTaskEnv(gymnasium.Env):
+    """A registered mdvec task as one ``gymnasium.Env`` (see the subclasses made by ``register_task``).
+
+    ``backend``: "c" (libmdvec) or "reference" (the Python reference); both give the same bits.
+    ``seed``: the constructor seed (reset() without a seed starts from it). ``render_mode``: None or
+    "rgb_array" (``width``, ``height``, ``camera`` shape the frames). Other keywords are task options.
+    """
+
+    entry: TaskEntry  # set on each registered subclass
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}
+
+    def __init__(self, backend: str = "c", render_mode: str | None = None, seed: int = 0, width: int = 480,
+                 height: int = 480, camera: int | str | None = None, **options: Any) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        seed = check_seed(seed)
+        if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
+            camera = options.get("camera_name", options.get("camera_id"))
+        self.backend, self.render_mode, self.task_options = backend, render_mode, dict(options)
+        self._core = self.entry.make_core(backend, seed, dict(options))
+        inner = getattr(getattr(self._core, "env", None), "metadata", None)
+        if self.metadata.get("render_fps") is None and isinstance(inner, dict):
+            self.metadata = {**self.metadata, "render_fps": inner.get("render_fps")}
+        self.observation_space = self._core.observation_space
+        self.action_space = self._core.action_space
+        self._frames = FrameRenderer(None, width, height, camera)
+        self._shape = self.action_space.shape
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:
+            seed = check_seed(seed)
+        _check_reset_options(options, 1, allowed=())
+        super().reset(seed=seed)
+        return self._core.reset(seed)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self._core.step(as_actions(action, self._shape))
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
+            return None
+        model, data = self._core.physics()
+        if self._frames.model is None:
+            self._frames.model = model
+        return self._frames.render(data)
+
+    def close(self) -> None:
+        self._frames.close()
+        if getattr(self, "_core", None) is not None:
+            self._core.close()
