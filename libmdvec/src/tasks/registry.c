@@ -4,9 +4,11 @@
 #include "task.h"
 
 extern const mdv_task mdv_task_duck;
+extern const mdv_task mdv_task_hopper_v5;
 
 const mdv_task *const mdv_tasks[] = {
   &mdv_task_duck,  /* the default task: the first entry */
+  &mdv_task_hopper_v5,
   NULL,
 };
 
