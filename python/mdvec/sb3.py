@@ -127,7 +127,8 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         return b["obs"].copy(), b["reward"].astype(np.float32), dones, infos
 
     def close(self) -> None:
-        self._frames.close()
+        if hasattr(self, "_frames"):
+            self._frames.close()
         if hasattr(self, "_env"):
             self._env.close()
 

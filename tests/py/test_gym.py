@@ -320,7 +320,7 @@ def test_vector_wrappers_run_unchanged_and_agree_with_sync(mode):
         if mode is not AutoresetMode.SAME_STEP:  # Gymnasium's vector observation wrappers refuse SAME_STEP
             env = TransformObservation(env, lambda o: o * 2.0, env.observation_space)
         else:
-            with pytest.raises(ValueError, match="autoreset_mode"):
+            with pytest.raises((ValueError, AssertionError)):  # gymnasium 1.2.2 asserts, 1.4 raises ValueError
                 TransformObservation(env, lambda o: o * 2.0, env.observation_space)
         if mode is AutoresetMode.NEXT_STEP:  # and NormalizeObservation allows NEXT_STEP only
             env = NormalizeObservation(env)

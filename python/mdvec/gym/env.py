@@ -203,6 +203,7 @@ class MdvecTaskEnv(gymnasium.Env):
         return self._frames.render(data)
 
     def close(self) -> None:
-        self._frames.close()
+        if hasattr(self, "_frames"):
+            self._frames.close()
         if getattr(self, "_core", None) is not None:
             self._core.close()

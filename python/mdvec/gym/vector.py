@@ -180,7 +180,8 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Free the envs, threads and renderer."""
-        self._frames.close()
+        if hasattr(self, "_frames"):
+            self._frames.close()
         if hasattr(self, "_env"):
             self._env.close()
 
