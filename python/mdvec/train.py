@@ -167,38 +167,18 @@ def _parse_value(name: str, text: str, default: Any) -> Any:
 
 
 # ------------------------------------------------------------------ environments
-def _make_reference_gym(seed: int, task: dict[str, Any]) -> Any:
-    """Return a Gymnasium env over ``mdvec.reference.DuckEnv`` (what SubprocVecEnv runs per process).
+def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
+    """Build one reference env as a user would: ``gymnasium.make("mdvec/DuckBalance-v0", backend="reference")``.
 
-    The duck only truncates: ``terminated`` is always False, ``truncated`` is set at ``episode_len``.
-    ``reset(seed=s)`` reseeds the env's generator; ``reset()`` continues it.
+    Module level, so SubprocVecEnv pickles it by reference; each worker process registers the id by
+    importing mdvec.gym. The duck only truncates (at ``episode_len``); ``reset()`` without a seed
+    continues the env's own generator, ``reset(seed=s)`` reseeds it.
     """
     import gymnasium
 
-    from .reference import DuckEnv
+    from .gym import DUCK_ID
 
-    class DuckGym(gymnasium.Env):
-        metadata: dict[str, Any] = {"render_modes": []}
-
-        def __init__(self) -> None:
-            self.duck = DuckEnv(seed=seed, **task)
-            self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (self.duck.obs_dim,), np.float32)
-            self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (self.duck.nu,), np.float32)
-
-        def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-            super().reset(seed=seed)
-            return self.duck.reset(seed=seed), {}
-
-        def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-            obs, reward, done, info = self.duck.step(action)
-            return obs, reward, False, done, info
-
-    return DuckGym()
-
-
-def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
-    """Build one reference gym env (module level so SubprocVecEnv can pickle it by reference)."""
-    return _make_reference_gym(seed, task)
+    return gymnasium.make(DUCK_ID, backend="reference", seed=seed, **task)
 
 
 def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None, variant: str = "default",
