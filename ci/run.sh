@@ -3,10 +3,11 @@
 # does not stop the later ones that can still run. Ends with a table of stages and times, and the line
 # 'stages: N passed, N failed'. Exit status 0 only when every stage passed.
 #
-#   venv      fresh .venv-ci with requirements.txt                         ci/venv.sh
+#   venv      fresh .venv-ci: torch==2.13.0 (CPU), requirements.txt, extras ci/venv.sh
 #   test      meson setup build && ninja -C build test (the README's)      ci/test.sh
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
-#   wheel     pip install . in a fresh venv, import elsewhere, demo        ci/wheel.sh
+#   wheel     pip install . in a fresh venv, import elsewhere, demo, bench ci/wheel.sh
+#   extras    pip install "mdvec[gymnasium]" there, gymnasium.make(_vec)   ci/extras.sh
 #   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
 #   asan      C suite with -Db_sanitize=address,undefined                  ci/sanitize.sh asan
 #   tsan      C suite with -Db_sanitize=thread                             ci/sanitize.sh tsan
@@ -51,12 +52,16 @@ echo "mdvec CI on $(uname -srm), $(nproc) cores, $(${PYTHON:-python3} --version 
 if stage venv 1200 venv.sh; then
   stage test 2400 test.sh
   stage contract 600 contract.sh
-  stage wheel 900 wheel.sh
+  if stage wheel 900 wheel.sh; then
+    stage extras 600 extras.sh
+  else
+    skip extras "no wheel venv"
+  fi
   stage install 600 install.sh
   stage asan 1200 sanitize.sh asan
   stage tsan 1500 sanitize.sh tsan
 else
-  for s in test contract wheel install asan tsan; do skip "$s" "no venv"; done
+  for s in test contract wheel extras install asan tsan; do skip "$s" "no venv"; done
 fi
 
 echo

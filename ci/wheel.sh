@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Stage wheel: the README's first command in a fresh venv, `pip install .` (meson-python, build
 # isolation, the pinned mujoco), then from another directory: `import mdvec`, the README's examples
-# (ci/readme.py) and `python -m mdvec demo`.
+# (ci/readme.py), `python -m mdvec demo`, and `python -m mdvec bench --quick` (its results land in
+# ./mdvec-bench-results; without a source checkout's mdvec_bench it skips the bare C column, saying
+# how to build it). The extras stage (ci/extras.sh) goes on in this venv.
 source "$(dirname "$0")/lib.sh"
 WVENV=$ROOT/.venv-ci-wheel
 rm -rf "$WVENV"
@@ -27,6 +29,14 @@ env.close()
 PY
 "$WVENV/bin/python" "$ROOT/ci/readme.py" "$ROOT/README.md" "$ROOT/examples/c/hold_pose.c"
 "$WVENV/bin/python" -m mdvec demo
+env -u MDVEC_BENCH "$WVENV/bin/python" -m mdvec bench --quick --no-plot --backends "mdvec,bare C"
+"$WVENV/bin/python" - <<'PY'
+import json, pathlib
+[path] = pathlib.Path("mdvec-bench-results").glob("sidebyside_*.json")
+report = json.loads(path.read_text())
+print(f"bench: wrote {path} in the current directory; skipped: {report['skipped']}")
+assert any("bare C" in s and "MDVEC_BENCH" in s for s in report["skipped"]), "bare C should be skipped with how to build it"
+PY
 if command -v readelf >/dev/null; then   # the installed library finds only the wheel's own libmujoco
   rpath=$(readelf -d "$WVENV"/lib/python3*/site-packages/mdvec/libmdvec.so* | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p')
   echo "libmdvec RUNPATH: $rpath"
