@@ -16,6 +16,7 @@
 # well inside CI's 90 minutes on 2 cores (a whole run measured 239 s: README, 'Continuous integration').
 set -u
 cd "$(dirname "$0")/.." || exit 1
+rm -f build-ci-out/testlog-test.json   # a stale log must not speak for this run
 mkdir -p build-ci-out
 export PYTHONUNBUFFERED=1
 
@@ -73,5 +74,11 @@ done
 printf '%-10s %-28s %8s\n' total "" "$((SECONDS - run_start))"
 echo "logs and reports: build-ci-out/ (contract.json, meson test logs)"
 echo
+if [[ -f build-ci-out/testlog-test.json ]]; then  # the test stage's suites: pytest's line, then meson's
+  echo "test stage:"
+  python3 ci/testlog.py build-ci-out/testlog-test.json --closing || true
+else
+  echo "test stage: no meson test log (build-ci-out/testlog-test.json)"
+fi
 echo "stages: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Stage test: the README's test command, `meson setup build && ninja -C build test`, then a digest of
-# meson's test log with the pytest output (so the suite's closing line is in the CI log).
+# Stage test: the README's test command, `meson setup build && ninja -C build test` (pytest's output
+# streams, its closing line included), then a digest of meson's test log; the log is kept as
+# build-ci-out/testlog-test.{txt,json} (ci/run.sh ends the run with its closing lines).
 source "$(dirname "$0")/lib.sh"
 use_venv
 BUILD=${MDVEC_CI_BUILD:-build}
@@ -11,5 +12,7 @@ rm -rf "$BUILD"
 rc=0
 meson setup "$BUILD" && ninja -C "$BUILD" test || rc=$?
 python ci/testlog.py "$BUILD/meson-logs/testlog.json" || { [[ $rc -ne 0 ]] || rc=1; }
-[[ -f $BUILD/meson-logs/testlog.txt ]] && cp "$BUILD/meson-logs/testlog.txt" "$OUT/testlog-test.txt"
+for f in testlog.txt testlog.json; do  # testlog-test.json: ci/run.sh's closing lines come from it
+  [[ -f $BUILD/meson-logs/$f ]] && cp "$BUILD/meson-logs/$f" "$OUT/${f/testlog/testlog-test}"
+done
 exit $rc

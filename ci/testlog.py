@@ -1,31 +1,56 @@
 """Digest a meson testlog.json: one line per test, pytest's closing lines, and 'N passed, N failed'.
 
-Usage: python ci/testlog.py BUILD/meson-logs/testlog.json [--tail N]
+Usage: python ci/testlog.py BUILD/meson-logs/testlog.json [--tail N] [--closing]
+  default     one line per meson test, the last N (15) lines of pytest's output and of every failed
+              test's output, then 'meson: N passed, N failed'
+  --closing   only the closing lines: pytest's own (e.g. '65 passed, 2 skipped in 13.93s') and
+              'meson: N passed, N failed' (ci/run.sh prints these at the very end of a CI run)
 Exit status 1 when the log is missing or holds a failed test or no test at all.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 OK = {"OK", "EXPECTEDFAIL", "SKIP"}
+# pytest's summary line: "65 passed, 2 skipped in 13.93s" (-q) or "==== 1 failed, 64 passed in 9.1s ====".
+PYTEST_CLOSING = re.compile(r"^=*\s*(\d+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
+                            r"|no tests ran)\b.*\bin [\d.]+s")
+
+
+def pytest_closing(tests: list[dict]) -> str | None:
+    """Return pytest's closing line from the pytest test's output, or None."""
+    for t in tests:
+        if t["name"].split(":")[-1] == "pytest":
+            lines = [line.strip() for line in (t.get("stdout") or "").splitlines()]
+            found = [line for line in lines if PYTEST_CLOSING.match(line)]
+            if found:
+                return found[-1].strip("= ")
+    return None
 
 
 def main(argv: list[str]) -> int:
     path = Path(argv[0])
     tail = int(argv[argv.index("--tail") + 1]) if "--tail" in argv else 15
+    closing_only = "--closing" in argv
     if not path.is_file():
         print(f"testlog: {path} not found (the build or the test run did not start)")
         return 1
     tests = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    passed = failed = 0
+    passed = sum(t["result"] in OK for t in tests)
+    failed = len(tests) - passed
+    if closing_only:
+        line = pytest_closing(tests)
+        if line:
+            print("pytest's closing line:")
+            print(line)
+        print(f"meson: {passed} passed, {failed} failed")
+        return 0 if failed == 0 and passed > 0 else 1
     print(f"--- {len(tests)} meson tests ({path})")
     for t in tests:
-        ok = t["result"] in OK
-        passed += ok
-        failed += not ok
         print(f"    {t['result']:8s} {t['duration']:8.1f}s  {t['name']}")
     for t in tests:
         out = (t.get("stdout") or "").rstrip().splitlines()
