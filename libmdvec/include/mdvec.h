@@ -2,7 +2,7 @@
  *
  * Tasks are listed by mdvec_task_count/mdvec_task_name and picked with cfg.task; each declares its
  * options (mdvec_task_option), spec (mdvec_spec) and info fields (mdvec_info_field). The default
- * task is the Microduck balance task (ENV_SPEC.md). For the same model, the same episode draws
+ * task is the Microduck balance task (docs/duck_task.md). For the same model, the same episode draws
  * and the same actions, every observation, reward, flag and info value equals the Python reference
  * environment (mdvec.reference) bit for bit, whatever the number of threads.
  *
@@ -78,7 +78,7 @@ MDVEC_API const char *mdvec_strerror(int code);
 /*---------------------------------- Configuration -------------------------------------------------*/
 
 #define MDVEC_THREAD_BUDGET 8  /* most threads allowed unless allow_overcommit is set */
-#define MDVEC_REWARD_V1 1      /* reward version 1 (ENV_SPEC section 5) */
+#define MDVEC_REWARD_V1 1      /* reward version 1 (docs/duck_task.md section 5.6) */
 #define MDVEC_REWARD_V2 2      /* reward version 2, the default */
 
 typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.options */
@@ -179,7 +179,7 @@ MDVEC_API const double *mdvec_info(const mdvec_t *env);
 
 /*---------------------------------- Episodes ------------------------------------------------------*/
 
-typedef struct mdvec_params_ {  /* everything one reset draws (ENV_SPEC section 7) */
+typedef struct mdvec_params_ {  /* everything one reset draws (docs/duck_task.md section 7) */
   size_t struct_size;           /* sizeof(mdvec_params_t) as compiled by the caller */
   double init_noise;            /* noise half-width used; qpos and qvel are applied only when > 0 */
   const double *qpos;           /* (nu) actuated joint positions after noise */

@@ -1,11 +1,32 @@
-"""mdvec: many MuJoCo duck-balance environments stepped by a C library on worker threads.
+"""mdvec: many MuJoCo environments stepped by a C library on worker threads.
 
-``mdvec.VecEnv`` is the C-backed vector env, a drop-in for ``mdvec.reference.ProcVecEnv``;
-``mdvec.Env`` is one C-backed env, a drop-in for ``mdvec.reference.DuckEnv``. The reference package
-(numpy + mujoco only) imports without the C library.
+``mdvec.VecEnv`` is the C-backed vector env of any libmdvec task (``task_names()``), a drop-in for
+``mdvec.reference.ProcVecEnv`` on the default task (the duck); ``mdvec.Env`` is one C-backed env, a
+drop-in for ``mdvec.reference.DuckEnv``. ``task_options(task)`` lists a task's options. The reference
+package (numpy + mujoco only) imports without the C library.
 """
 
-from .vecenv import Env, MdvecError, VecEnv, episode_params
+from . import duck as _duck
+from .duck import episode_params
+from .vecenv import (TASK_HOOKS, Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names,
+                     task_options, task_summary)
 
-__version__ = "1.0.0"
-__all__ = ["Env", "MdvecError", "VecEnv", "episode_params"]
+TASK_HOOKS[_duck.TASK] = _duck
+
+
+def _register_gymnasium_ids() -> None:
+    """Register the Gymnasium ids (mdvec.gym) when gymnasium is installed; nothing otherwise."""
+    import importlib.util
+
+    if importlib.util.find_spec("gymnasium") is not None:
+        try:
+            from . import gym  # noqa: F401 - importing it registers the ids
+        except ImportError:  # e.g. a gymnasium too old: `import mdvec.gym` says why
+            pass
+
+
+_register_gymnasium_ids()
+
+__version__ = "1.1.0"
+__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "VecEnv", "episode_params", "task_constants", "task_names",
+           "task_options", "task_summary"]

@@ -1,16 +1,59 @@
-"""ctypes declarations of libmdvec's C ABI (libmdvec/include/mdvec.h), and finding the library."""
+"""ctypes declarations of libmdvec's C ABI (libmdvec/include/mdvec.h), its codes, the one table that maps
+result codes to exceptions, and finding the library."""
 
 from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_uint8, c_uint64, c_void_p
+from ctypes import (POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint8,
+                    c_uint64, c_void_p)
 from pathlib import Path
 
 ABI_MAJOR = 1  # the header's MDVEC_VERSION_MAJOR this binding was written for
+ABI_MINOR = 1  # the minor version whose calls this binding declares
 
+# Result codes (MDVEC_OK, MDVEC_ERR_*).
 OK = 0
-ERR_ACTION = -7
+ERR_ARG, ERR_CONFIG, ERR_MODEL, ERR_VERSION, ERR_NOMEM, ERR_THREAD = -1, -2, -3, -4, -5, -6
+ERR_ACTION, ERR_STATE, ERR_PARAMS, ERR_PHYSICS = -7, -8, -9, -10
+
+# Data types (MDVEC_DTYPE_*), info kinds (MDVEC_INFO_*), autoreset modes, option types (MDVEC_OPT_*).
+DTYPE_F32, DTYPE_F64, DTYPE_I64, DTYPE_BOOL, DTYPE_ACTION = 1, 2, 3, 4, 5
+INFO_STEP, INFO_RESET = 1, 2
+AUTORESET = {"disabled": 0, "same_step": 1, "next_step": 2}
+OPT_INT, OPT_DOUBLE, OPT_BOOL, OPT_STRING, OPT_RANGE, OPT_IRANGE, OPT_CHOICE = 1, 2, 3, 4, 5, 6, 7
+
+
+class MdvecError(RuntimeError):
+    """An error reported by libmdvec; ``code`` is its result code (MDVEC_ERR_*)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class MdvecValueError(MdvecError, ValueError):
+    """A libmdvec error about a value the caller gave (also a ValueError)."""
+
+
+# The one table: result code -> exception class (codes not listed: MdvecError).
+EXCEPTIONS: dict[int, type[MdvecError]] = {
+    ERR_ARG: MdvecValueError, ERR_CONFIG: MdvecValueError, ERR_MODEL: MdvecValueError,
+    ERR_ACTION: MdvecValueError, ERR_PARAMS: MdvecValueError,
+    ERR_VERSION: MdvecError, ERR_NOMEM: MdvecError, ERR_THREAD: MdvecError, ERR_STATE: MdvecError,
+    ERR_PHYSICS: MdvecError,
+}
+
+
+def error(code: int, message: str) -> MdvecError:
+    """Return the exception for a result code and its message."""
+    return EXCEPTIONS.get(code, MdvecError)(code, message)
+
+
+class Option(ctypes.Structure):
+    """mdvec_option_t: one task option by name, its value as text."""
+
+    _fields_ = [("name", c_char_p), ("value", c_char_p)]
 
 
 class Config(ctypes.Structure):
@@ -22,7 +65,7 @@ class Config(ctypes.Structure):
         ("substeps", c_int), ("episode_len", c_int), ("action_scale", c_double), ("n_pushes", c_int),
         ("push_window", c_int * 2), ("push_speed", c_double * 2), ("init_noise", c_double),
         ("latency", c_int), ("sensor_noise", c_int), ("reward", c_int), ("dr", c_int),
-        ("task", c_char_p), ("options", c_void_p), ("n_options", c_int),  # 1.1
+        ("task", c_char_p), ("options", POINTER(Option)), ("n_options", c_int),  # 1.1
     ]
 
 
@@ -35,7 +78,7 @@ class Dims(ctypes.Structure):
 
 
 class Params(ctypes.Structure):
-    """mdvec_params_t: what one reset draws."""
+    """mdvec_params_t: what one reset of the default task draws."""
 
     _fields_ = [
         ("struct_size", c_size_t), ("init_noise", c_double), ("qpos", POINTER(c_double)),
@@ -45,6 +88,36 @@ class Params(ctypes.Structure):
     ]
 
 
+class OptionInfo(ctypes.Structure):
+    """mdvec_option_info_t: one declared option of a task."""
+
+    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("type", c_int), ("default", c_char_p),
+                ("lo", c_double), ("hi", c_double), ("choices", c_char_p), ("help", c_char_p)]
+
+
+class Constant(ctypes.Structure):
+    """mdvec_constant_t: one named table of a task's constants."""
+
+    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("count", c_int), ("values", POINTER(c_double)),
+                ("help", c_char_p)]
+
+
+class Spec(ctypes.Structure):
+    """mdvec_spec_t: what a handle runs."""
+
+    _fields_ = [("struct_size", c_size_t), ("task", c_char_p), ("num_envs", c_int), ("threads", c_int),
+                ("obs_dim", c_int), ("obs_dtype", c_int), ("act_dim", c_int), ("n_info", c_int),
+                ("max_episode_steps", c_int), ("nq", c_int), ("nv", c_int), ("autoreset", c_int),
+                ("model_path", c_char_p)]
+
+
+class Field(ctypes.Structure):
+    """mdvec_field_t: one info field."""
+
+    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("dtype", c_int), ("when", c_int)]
+
+
+_U8 = POINTER(c_uint8)
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_version": (c_int, []),
     "mdvec_mujoco_version": (c_int, []),
@@ -59,12 +132,34 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_obs": (POINTER(c_float), [c_void_p]),
     "mdvec_terminal_obs": (POINTER(c_float), [c_void_p]),
     "mdvec_reward": (POINTER(c_double), [c_void_p]),
-    "mdvec_done": (POINTER(c_uint8), [c_void_p]),
+    "mdvec_done": (_U8, [c_void_p]),
     "mdvec_info": (POINTER(c_double), [c_void_p]),
     "mdvec_seed": (c_int, [c_void_p, c_uint64]),
     "mdvec_reset": (c_int, [c_void_p]),
     "mdvec_reset_with_params": (c_int, [c_void_p, c_int, POINTER(Params)]),
     "mdvec_step": (c_int, [c_void_p, c_void_p]),  # actions by address: (N x nu) C-contiguous float64
+    # 1.1
+    "mdvec_task_count": (c_int, []),
+    "mdvec_task_name": (c_char_p, [c_int]),
+    "mdvec_task_summary": (c_char_p, [c_char_p]),
+    "mdvec_task_option_count": (c_int, [c_char_p]),
+    "mdvec_task_option": (c_int, [c_char_p, c_int, POINTER(OptionInfo)]),
+    "mdvec_task_constant_count": (c_int, [c_char_p]),
+    "mdvec_task_constant": (c_int, [c_char_p, c_int, POINTER(Constant)]),
+    "mdvec_spec": (c_int, [c_void_p, POINTER(Spec)]),
+    "mdvec_action_low": (POINTER(c_double), [c_void_p]),
+    "mdvec_action_high": (POINTER(c_double), [c_void_p]),
+    "mdvec_info_field": (c_int, [c_void_p, c_int, POINTER(Field)]),
+    "mdvec_obs_data": (c_void_p, [c_void_p]),
+    "mdvec_final_obs_data": (c_void_p, [c_void_p]),
+    "mdvec_terminated": (_U8, [c_void_p]),
+    "mdvec_truncated": (_U8, [c_void_p]),
+    "mdvec_reset_flags": (_U8, [c_void_p]),
+    "mdvec_reset_info": (POINTER(c_double), [c_void_p]),
+    "mdvec_reset_envs": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),  # mask, seeds, has_seed by address
+    "mdvec_step_typed": (c_int, [c_void_p, c_void_p, c_int]),  # actions by address, dtype
+    "mdvec_state_size": (c_size_t, [c_void_p, c_uint]),
+    "mdvec_get_state": (c_int, [c_void_p, c_int, c_uint, c_void_p, c_size_t]),
 }
 
 
@@ -75,6 +170,12 @@ def candidates() -> list[Path]:
     if os.environ.get("MDVEC_LIB"):
         found.append(Path(os.environ["MDVEC_LIB"]))
     found += sorted(here.glob("libmdvec.so*"))
+    try:  # a meson-python editable install keeps the library in its build folder; its loader maps it here
+        from importlib.resources import files
+        found += sorted(p for p in files(__package__).iterdir()
+                        if isinstance(p, Path) and p.name.startswith("libmdvec.so") and p.parent != here)
+    except (ImportError, OSError, TypeError):
+        pass
     for build in sorted(here.parents[1].glob("build*")):
         found += sorted((build / "libmdvec").glob("libmdvec.so*"))
     return found
@@ -87,15 +188,17 @@ def load() -> ctypes.CDLL:
         raise ImportError("mdvec: libmdvec not found; build it (meson setup build && ninja -C build), "
                           "install the package (pip install .), or set MDVEC_LIB to its path")
     lib = ctypes.CDLL(str(paths[0]))
+    version = lib.mdvec_version()
+    if version // 10000 != ABI_MAJOR or version // 100 % 100 < ABI_MINOR:
+        raise ImportError(f"mdvec: {paths[0]} has ABI version {version}, this binding needs "
+                          f"{ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x")
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
-    if lib.mdvec_version() // 10000 != ABI_MAJOR:
-        raise ImportError(f"mdvec: {paths[0]} has ABI version {lib.mdvec_version()}, this binding needs major {ABI_MAJOR}")
     probe = Config()
     if lib.mdvec_config_init(ctypes.byref(probe), ctypes.sizeof(Config)) != OK or \
             probe.struct_size != ctypes.sizeof(Config):
-        raise ImportError(f"mdvec: {paths[0]} has sizeof(mdvec_config_t) {probe.struct_size}, "
-                          f"this binding declares {ctypes.sizeof(Config)}")
+        raise ImportError(f"mdvec: {paths[0]} refuses sizeof(mdvec_config_t) {ctypes.sizeof(Config)} "
+                          "as this binding declares it")
     lib.path = paths[0]
     return lib

@@ -1,22 +1,45 @@
-"""The C-backed environments: ``VecEnv`` (drop-in for ProcVecEnv) and ``Env`` (drop-in for DuckEnv)."""
+"""The C-backed environments of any libmdvec task: ``VecEnv`` (N envs on worker threads, a drop-in for
+``reference.ProcVecEnv`` on the default task) and ``Env`` (one env, a drop-in for the reference's single env).
+
+Task options are keyword arguments, checked here against the task's declared options (types first:
+no bool for an int, no float for an int, no value ctypes would truncate) and handed to the library by
+name as text, where their bounds are checked. Per-task Python pieces (the default task's reference
+checks and episode parameters) live in their own modules and are found through ``TASK_HOOKS``.
+"""
 
 from __future__ import annotations
 
 import ctypes
+import math
 import numbers
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from . import _lib
-from .reference.config import TaskConfig
-from .reference.model import resolve_path
-from .reference.params import EpisodeParams
-from .reference.vec_common import check_actions, info_dtypes, same_count
+from ._lib import MdvecError
+
+try:
+    from . import gym_tasks as _gym_tasks
+except ImportError:  # pragma: no cover - the Gymnasium tasks' Python side is optional
+    _gym_tasks = None
+
+__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "TASK_HOOKS", "VecEnv", "task_constants", "task_names",
+           "task_options", "task_summary"]
 
 _LIB: ctypes.CDLL | None = None
-_PYTHON_TYPE = {np.int64: int, bool: bool, np.float64: float}  # info values as DuckEnv gives them
+
+# task name -> module with prepare(variant, model, options) -> (config, options), builtin_model(options)
+# -> Path, pack_params(params, dims) -> (Params, keep); registered by the package (__init__.py).
+TASK_HOOKS: dict[str, ModuleType] = {}
+
+_NP_DTYPE = {_lib.DTYPE_F32: np.dtype(np.float32), _lib.DTYPE_F64: np.dtype(np.float64),
+             _lib.DTYPE_I64: np.dtype(np.int64), _lib.DTYPE_BOOL: np.dtype(bool), _lib.DTYPE_ACTION: "action"}
+_MODE_NAME = {v: k for k, v in _lib.AUTORESET.items()}
 
 
 def lib() -> ctypes.CDLL:
@@ -32,12 +55,191 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-class MdvecError(RuntimeError):
-    """An error reported by libmdvec; ``code`` is its result code."""
+def _is_real(value: Any) -> bool:
+    """True for Python and numpy reals (ints included), False for bools."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode()
+
+
+# ---------------------------------------------------------------------------------------------- catalogue
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """One option a task declares: name, type ("int", "float", "bool", "str", "range", "irange",
+    "choice"), default (typed; None: unset), inclusive bounds of numbers, choices, help."""
+
+    name: str
+    type: str
+    default: Any
+    lo: float
+    hi: float
+    choices: tuple[str, ...]
+    help: str
+
+
+_TYPE_NAME = {_lib.OPT_INT: "int", _lib.OPT_DOUBLE: "float", _lib.OPT_BOOL: "bool", _lib.OPT_STRING: "str",
+              _lib.OPT_RANGE: "range", _lib.OPT_IRANGE: "irange", _lib.OPT_CHOICE: "choice"}
+
+
+def _c_task(task: str | None) -> bytes | None:
+    return None if task is None else task.encode()
+
+
+def task_names() -> tuple[str, ...]:
+    """Return the names of the library's tasks; the first is the default task."""
+    L = lib()
+    return tuple(L.mdvec_task_name(k).decode() for k in range(L.mdvec_task_count()))
+
+
+def _known_task(task: str | None) -> str:
+    names = task_names()
+    if task is None:
+        return names[0]
+    if not isinstance(task, str) or task not in names:
+        raise ValueError(f"task: unknown task {task!r}; the tasks are {', '.join(names)}")
+    return task
+
+
+def task_summary(task: str | None = None) -> str:
+    """Return the one-line summary of a task (None: the default task)."""
+    return lib().mdvec_task_summary(_c_task(_known_task(task))).decode()
+
+
+def _parse_default(type_: str, text: str | None) -> Any:
+    """The typed value of a default given as text."""
+    if text is None:
+        return None
+    if type_ == "int":
+        return int(text)
+    if type_ == "float":
+        return float(text)
+    if type_ == "bool":
+        return text in ("true", "True", "1")
+    if type_ in ("range", "irange"):
+        conv = int if type_ == "irange" else float
+        return tuple(conv(x) for x in text.split(","))
+    return text
+
+
+def task_options(task: str | None = None) -> tuple[OptionInfo, ...]:
+    """Return the options a task declares (None: the default task), in declaration order."""
+    L = lib()
+    task = _known_task(task)
+    out = []
+    for k in range(L.mdvec_task_option_count(task.encode())):
+        o = _lib.OptionInfo(struct_size=ctypes.sizeof(_lib.OptionInfo))
+        if L.mdvec_task_option(task.encode(), k, ctypes.byref(o)) != _lib.OK:
+            raise MdvecError(_lib.ERR_ARG, f"task_options: option {k} of {task!r} unavailable")
+        type_ = _TYPE_NAME[o.type]
+        choices = tuple(_text(o.choices).split("|")) if o.choices else ()
+        out.append(OptionInfo(o.name.decode(), type_, _parse_default(type_, _text(o.default)), o.lo, o.hi, choices,
+                              _text(o.help) or ""))
+    return tuple(out)
+
+
+def task_constants(task: str | None = None) -> dict[str, np.ndarray]:
+    """Return a task's constant tables by name (float64 copies), e.g. its observation scales."""
+    L = lib()
+    task = _known_task(task)
+    out = {}
+    for k in range(L.mdvec_task_constant_count(task.encode())):
+        c = _lib.Constant(struct_size=ctypes.sizeof(_lib.Constant))
+        if L.mdvec_task_constant(task.encode(), k, ctypes.byref(c)) != _lib.OK:
+            raise MdvecError(_lib.ERR_ARG, f"task_constants: table {k} of {task!r} unavailable")
+        out[c.name.decode()] = np.ctypeslib.as_array(c.values, (c.count,)).copy()
+    return out
+
+
+def _option_text(o: OptionInfo, value: Any) -> str | None:
+    """Return an option's value as the library's text, or raise TypeError/ValueError naming it."""
+
+    def bad(what: str, exc: type[Exception] = TypeError) -> Exception:
+        return exc(f"{o.name}: expected {what}, got {type(value).__name__} {value!r}")
+
+    def number(v: Any, integer: bool, what: str) -> str:
+        if integer:
+            if not _is_int(v):
+                raise bad(what)
+            return str(int(v))
+        if not _is_real(v):
+            raise bad(what)
+        f = float(v)
+        if _is_int(v) and int(v) != f:
+            raise bad(what + " exactly representable as a float64", ValueError)
+        return repr(f)
+
+    if o.type == "int":
+        return number(value, True, "an integer")
+    if o.type == "float":
+        return number(value, False, "a number")
+    if o.type == "bool":
+        if not isinstance(value, (bool, np.bool_)):
+            raise bad("True or False")
+        return "true" if value else "false"
+    if o.type == "str":
+        if value is None:
+            return None
+        if not isinstance(value, (str, os.PathLike)):
+            raise bad("a string or a path")
+        return os.fspath(value)
+    if o.type in ("range", "irange"):
+        integer = o.type == "irange"
+        what = "a pair of integers (lo, hi)" if integer else "a pair of numbers (lo, hi)"
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            raise bad(what)
+        return ",".join(number(v, integer, what) for v in value)
+    if not isinstance(value, str):  # choice
+        raise bad("one of " + ", ".join(map(repr, o.choices)))
+    if value not in o.choices:
+        raise bad("one of " + ", ".join(map(repr, o.choices)), ValueError)
+    return value
+
+
+# ------------------------------------------------------------------------------------------------- spec
+
+@dataclass(frozen=True)
+class Spec:
+    """What a VecEnv runs: sizes, dtypes, bounds, info fields and modes, as the library declares them.
+
+    ``info_fields``: (name, dtype, when) per info row, dtype a numpy dtype or "action" (the dtype of
+    the step's actions), when the bits INFO_STEP (1: in step info) | INFO_RESET (2: in reset info). ``action_low``/``action_high`` are float32
+    as a Gymnasium Box holds them. ``options``: every option of the task, as resolved.
+    """
+
+    task: str
+    num_envs: int
+    threads: int
+    obs_dim: int
+    obs_dtype: np.dtype
+    act_dim: int
+    action_low: np.ndarray
+    action_high: np.ndarray
+    info_fields: tuple[tuple[str, Any, int], ...]
+    max_episode_steps: int
+    nq: int
+    nv: int
+    autoreset_mode: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _view(address: int | None, ctype: Any, shape: tuple[int, ...], dtype: Any = None) -> np.ndarray:
+    """Return a read-only zero-copy numpy view of a library buffer."""
+    count = int(np.prod(shape))
+    if not address or count == 0:
+        arr = np.zeros(shape, ctype)
+    else:
+        arr = np.ctypeslib.as_array((ctype * count).from_address(address)).reshape(shape)
+    if dtype is not None:
+        arr = arr.view(dtype)
+    arr.flags.writeable = False
+    return arr
+
+
+def _address(ptr: Any) -> int:
+    return ctypes.cast(ptr, ctypes.c_void_p).value or 0
 
 
 class _Handle:
@@ -46,54 +248,94 @@ class _Handle:
     The arrays stay valid until ``close()``; every reset and step overwrites their contents.
     """
 
-    def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool,
-                 autoreset: bool, variant: str, model: str | Path | None, cfg: dict[str, Any]) -> None:
+    def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
+                 task: str | None, variant: str, model: str | Path | None, options: dict[str, Any]) -> None:
         if not _is_int(num_envs) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
         if threads is not None and (not _is_int(threads) or threads <= 0):
             raise ValueError(f"threads: must be a positive integer or None, got {threads!r}")
         if not _is_int(seed) or not 0 <= int(seed) < 2**64 - int(num_envs):
             raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs), got {seed!r}")
-        self.task = TaskConfig.from_kwargs(**cfg)
-        path = resolve_path(variant, model) if model is not None else None
-        c = _lib.Config()
+        if autoreset not in _lib.AUTORESET:
+            raise ValueError(f"autoreset_mode: expected one of {', '.join(_lib.AUTORESET)}, got {autoreset!r}")
+        self.ptr: ctypes.c_void_p | None = None
+        task = _known_task(task)
+        self.hooks = TASK_HOOKS.get(task)
+        self.config: Any = None
+        options = dict(options)
+        if self.hooks is not None:
+            self.config, options = self.hooks.prepare(variant, model, options)
+        else:
+            if variant != "default" or model is not None:
+                raise ValueError(f"variant/model: task {task!r} takes its model through its own options")
+            if _gym_tasks is not None and _gym_tasks.is_gym_task(task):
+                options = _gym_tasks.resolve_options(task, options)
+        declared = {o.name: o for o in task_options(task)}
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            raise TypeError(f"unknown option(s) {unknown} for task {task!r}; its options are {list(declared)}")
+        texts = {name: _option_text(declared[name], value) for name, value in options.items()}
+        self.options = {name: o.default for name, o in declared.items()}
+        self.options.update({name: (tuple(v) if declared[name].type in ("range", "irange") else v)
+                             for name, v in options.items()})
+        keep = [(name.encode(), None if text is None else text.encode()) for name, text in texts.items()]
+        opts = (_lib.Option * max(len(keep), 1))(*[_lib.Option(n, v) for n, v in keep])
+
         L = lib()
+        c = _lib.Config()
         L.mdvec_config_init(ctypes.byref(c), ctypes.sizeof(c))
-        c.num_envs, c.threads, c.allow_overcommit, c.autoreset = int(num_envs), int(threads or 0), int(allow_overcommit), int(autoreset)
-        c.seed = int(seed)
-        c.variant = variant.encode()
-        c.model_path = str(path).encode() if path is not None else None
-        t = self.task
-        c.substeps, c.episode_len, c.action_scale = t.substeps, t.episode_len, t.action_scale
-        c.n_pushes, c.init_noise, c.latency = t.n_pushes, t.init_noise, t.latency
-        c.push_window[0], c.push_window[1] = t.push_window
-        c.push_speed[0], c.push_speed[1] = t.push_speed
-        c.sensor_noise, c.dr, c.reward = int(t.sensor_noise), int(t.dr), 1 if t.reward == "v1" else 2
-        err = ctypes.create_string_buffer(1024)
+        c.num_envs, c.threads, c.allow_overcommit = int(num_envs), int(threads or 0), int(bool(allow_overcommit))
+        c.autoreset, c.seed = _lib.AUTORESET[autoreset], int(seed)
+        c.task, c.options, c.n_options = task.encode(), opts, len(keep)
+        err = ctypes.create_string_buffer(2048)
         handle = ctypes.c_void_p()
         code = L.mdvec_create(ctypes.byref(handle), ctypes.byref(c), err, len(err))
         if code != _lib.OK:
-            message = err.value.decode()
-            raise (ValueError(message) if code in (-1, -2, -3) else MdvecError(code, message))
-        self.ptr: ctypes.c_void_p | None = handle
+            raise _lib.error(code, err.value.decode())
+        self.ptr = handle
+        self._step_fn = L.mdvec_step_typed
+        self._map(task)
+
+    def _map(self, task: str) -> None:
+        """Read the spec and map every buffer."""
+        L, h = lib(), self.ptr
+        s = _lib.Spec(struct_size=ctypes.sizeof(_lib.Spec))
+        self.check(L.mdvec_spec(h, ctypes.byref(s)))
         dims = _lib.Dims(struct_size=ctypes.sizeof(_lib.Dims))
-        L.mdvec_dims(handle, ctypes.byref(dims))
+        self.check(L.mdvec_dims(h, ctypes.byref(dims)))
         self.dims = dims
-        n, d = dims.num_envs, dims.obs_dim
-        self.info_keys = tuple(L.mdvec_info_name(handle, k).decode() for k in range(dims.n_info))
-        self.obs = np.ctypeslib.as_array(L.mdvec_obs(handle), (n, d))
-        self.terminal_obs = np.ctypeslib.as_array(L.mdvec_terminal_obs(handle), (n, d))
-        self.reward = np.ctypeslib.as_array(L.mdvec_reward(handle), (n,))
-        self.done = np.ctypeslib.as_array(L.mdvec_done(handle), (n,)).view(bool)
-        self.info = np.ctypeslib.as_array(L.mdvec_info(handle), (dims.n_info, n))
-        for arr in (self.obs, self.terminal_obs, self.reward, self.done, self.info):
-            arr.flags.writeable = False
+        n, d, a = s.num_envs, s.obs_dim, s.act_dim
+        fields = []
+        for k in range(s.n_info):
+            f = _lib.Field(struct_size=ctypes.sizeof(_lib.Field))
+            self.check(L.mdvec_info_field(h, k, ctypes.byref(f)))
+            fields.append((f.name.decode(), _NP_DTYPE[f.dtype], int(f.when)))
+        low = np.ctypeslib.as_array(L.mdvec_action_low(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
+        high = np.ctypeslib.as_array(L.mdvec_action_high(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
+        obs_dtype = _NP_DTYPE[s.obs_dtype]
+        self.spec = Spec(task, n, s.threads, d, obs_dtype, a, low, high, tuple(fields), s.max_episode_steps, s.nq,
+                         s.nv, _MODE_NAME[s.autoreset], self.options)
+        self.model_file = _text(s.model_path)
+        self.info_keys = tuple(name for name, _, _ in fields)
+        n_info = len(fields)
+        obs_ctype = ctypes.c_float if obs_dtype == np.float32 else ctypes.c_double
+        self.obs = _view(L.mdvec_obs_data(h), obs_ctype, (n, d))
+        self.final_obs = _view(L.mdvec_final_obs_data(h), obs_ctype, (n, d))
+        self.reward = _view(_address(L.mdvec_reward(h)), ctypes.c_double, (n,))
+        self.terminated = _view(_address(L.mdvec_terminated(h)), ctypes.c_uint8, (n,), bool)
+        self.truncated = _view(_address(L.mdvec_truncated(h)), ctypes.c_uint8, (n,), bool)
+        self.done = _view(_address(L.mdvec_done(h)), ctypes.c_uint8, (n,), bool)
+        self.reset_flags = _view(_address(L.mdvec_reset_flags(h)), ctypes.c_uint8, (n,), bool)
+        self.info = _view(_address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
+        self.reset_info = _view(_address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
+        self.act_shape = (n, a)
+        self._f32 = np.dtype(np.float32)
+        self._f64 = np.dtype(np.float64)
 
     def check(self, code: int) -> None:
         """Raise the handle's message when code is an error."""
         if code != _lib.OK:
-            message = lib().mdvec_errmsg(self.ptr).decode()
-            raise ValueError(message) if code in (-1, -7, -9) else MdvecError(code, message)
+            raise _lib.error(code, lib().mdvec_errmsg(self.ptr).decode())
 
     def live(self) -> ctypes.c_void_p:
         """Return the handle, or raise when it was closed."""
@@ -101,39 +343,76 @@ class _Handle:
             raise RuntimeError("mdvec: the environment is closed")
         return self.ptr
 
-    def step(self, actions: np.ndarray) -> None:
-        """Step every env with checked C-contiguous float64 actions."""
-        self.check(lib().mdvec_step(self.live(), actions.ctypes.data))
-
-    def reset_with_params(self, i: int, params: EpisodeParams) -> np.ndarray:
-        """Reset env i with the given episode parameters; return a copy of its first observation."""
+    def step(self, actions: Any) -> np.ndarray:
+        """Step every env; float32 actions go to C as float32, float64 as float64 (others converted)."""
         ptr = self.live()
-        nu, nbody = self.dims.nu, self.dims.nbody
-        keep = [np.ascontiguousarray(params.qpos, np.float64), np.ascontiguousarray(params.qvel, np.float64),
-                np.ascontiguousarray(params.push_steps, np.int64), np.ascontiguousarray(params.push_vel, np.float64)]
-        for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
-            if arr.size != nu:
-                raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
-        if keep[3].size != 2 * keep[2].size:
-            raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
-        dbl = ctypes.POINTER(ctypes.c_double)
-        p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=float(params.init_noise),
-                        qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
-                        n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                        push_vel=keep[3].ctypes.data_as(dbl), latency=int(params.latency),
-                        noise_scale=float(params.noise_scale), has_dr=params.dr is not None)
-        if params.dr is not None:
-            servo = np.asarray(params.dr.servo, np.float64)
-            mass = np.ascontiguousarray(params.dr.mass_scale, np.float64)
-            if servo.shape != (5,) or mass.shape != (nbody - 1,):
-                raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
-                                 f"got {servo.shape} and {mass.shape}")
-            p.servo[:] = servo.tolist()
-            p.mass_scale = mass.ctypes.data_as(dbl)
-            p.floor_friction = float(params.dr.floor_friction)
-            keep.append(mass)  # the arrays must outlive the call
+        a = actions
+        if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous
+                and (a.dtype == self._f32 or a.dtype == self._f64)):
+            a = np.asarray(actions)
+            if a.dtype.kind != "f":
+                raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
+            if a.shape != self.act_shape:
+                raise ValueError(f"actions: expected shape {self.act_shape}, got {a.shape}")
+            a = np.ascontiguousarray(a, a.dtype if a.dtype in (self._f32, self._f64) else self._f64)
+        code = self._step_fn(ptr, a.ctypes.data, _lib.DTYPE_F32 if a.dtype == self._f32 else _lib.DTYPE_F64)
+        if code:
+            self.check(code)
+        return a
+
+    def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
+        """Reset the envs of mask ((N,) bool, None: all), env i reseeded with seeds[i] when not None."""
+        ptr = self.live()
+        n = self.spec.num_envs
+        mask_arr = seeds_arr = has_arr = None
+        if mask is not None:
+            mask_arr = np.asarray(mask)
+            if mask_arr.shape != (n,) or mask_arr.dtype != np.bool_:
+                raise ValueError(f"mask: expected a bool array of shape ({n},), got {mask_arr.dtype} {mask_arr.shape}")
+            mask_arr = np.ascontiguousarray(mask_arr).view(np.uint8)
+        if seeds is not None:
+            if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) != n:
+                raise ValueError(f"seeds: expected a sequence of {n} ints or None, got {seeds!r}")
+            seeds_arr = np.zeros(n, np.uint64)
+            has_arr = np.zeros(n, np.uint8)
+            for i, s in enumerate(seeds):
+                if s is None:
+                    continue
+                if not _is_int(s) or not 0 <= int(s) < 2**64:
+                    raise ValueError(f"seeds: env {i}'s seed must be None or an integer in [0, 2**64), got {s!r}")
+                seeds_arr[i], has_arr[i] = int(s), 1
+        addr = (lambda arr: None if arr is None else arr.ctypes.data)
+        self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)))
+
+    def reset_with_params(self, i: int, params: Any) -> np.ndarray:
+        """Reset env i with a task's episode parameters; return a copy of its first observation."""
+        ptr = self.live()
+        if self.hooks is None or not hasattr(self.hooks, "pack_params"):
+            raise ValueError(f"reset_with_params: task {self.spec.task!r} takes no episode parameters")
+        p, keep = self.hooks.pack_params(params, self.dims)
         self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)))
+        del keep  # the arrays had to outlive the call
         return self.obs[i].copy()
+
+    def get_state(self, i: int, sig: int) -> np.ndarray:
+        """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
+        ptr = self.live()
+        if not _is_int(i) or not 0 <= i < self.spec.num_envs:
+            raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
+        if not _is_int(sig) and not isinstance(sig, int):
+            raise TypeError(f"sig: expected mjtState bits (an int), got {sig!r}")
+        size = lib().mdvec_state_size(ptr, int(sig))
+        out = np.zeros(size, np.float64)
+        self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size))
+        return out
+
+    def model_path(self) -> Path:
+        """Return the MJCF file the envs' model came from."""
+        if self.model_file is not None:
+            return Path(self.model_file)
+        if self.hooks is not None and hasattr(self.hooks, "builtin_model"):
+            return Path(self.hooks.builtin_model(self.options))
+        raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
     def close(self) -> None:
         """Free the handle; the mapped arrays must not be used afterwards."""
@@ -143,9 +422,24 @@ class _Handle:
 
 
 class _HandleOwner:
-    """Closing and context-manager use for the classes that own a ``_Handle`` as ``self._h``."""
+    """Closing, context-manager use and the shared queries of the classes owning a ``_Handle`` as ``self._h``."""
 
     _h: _Handle
+
+    @property
+    def spec(self) -> Spec:
+        """What the envs run (task, sizes, dtypes, action bounds, info fields, modes, options)."""
+        return self._h.spec
+
+    @property
+    def model_path(self) -> Path:
+        """The MJCF file the envs' model came from (for rendering with mujoco.Renderer)."""
+        return self._h.model_path()
+
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called."""
+        return self._h.ptr is None
 
     def close(self) -> None:
         """Free the envs and threads; later calls raise RuntimeError."""
@@ -162,108 +456,141 @@ class _HandleOwner:
             self._h.close()
 
 
-class VecEnv(_HandleOwner):
-    """N duck envs in C on T threads; the same signature and results as ``reference.ProcVecEnv``.
+def _default_sig() -> int:
+    import mujoco
 
-    ``reset()`` returns obs (N, obs_dim) float32. ``step(actions)`` takes (N, nu) float32/float64
-    actions and returns ``obs, reward (N,) float64, done (N,) bool, info`` where info holds one (N,)
-    array per field plus ``terminal_obs``. Finished envs reset themselves (autoreset). Returned
-    arrays are fresh copies; ``buffers()`` gives the library's own zero-copy views instead.
+    return int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+
+
+def _same_count(name: str, value: int | None, alias: str, alias_value: int | None) -> int | None:
+    """Return the one worker count given under either name; raise when both disagree."""
+    if value is not None and alias_value is not None and value != alias_value:
+        raise ValueError(f"{name}={value!r} and {alias}={alias_value!r} disagree; give one of them")
+    return value if value is not None else alias_value
+
+
+class VecEnv(_HandleOwner):
+    """N envs of a libmdvec task in C on T threads; on the default task the same signature and results as
+    ``reference.ProcVecEnv``.
+
+    ``reset()`` returns obs (N, obs_dim). ``step(actions)`` takes (N, act_dim) float32/float64 actions
+    and returns ``obs, reward (N,) float64, done (N,) bool, info`` where info holds one (N,) array per
+    info field plus ``terminal_obs``. Returned arrays are fresh copies; ``buffers()`` gives the
+    library's own zero-copy views, ``step_into_buffers`` steps without copying.
+
+    ``task``: a name of ``task_names()`` (None: the default task); ``autoreset_mode``: "same_step"
+    (finished envs reset inside the step that finished them), "next_step" (on the next step, their
+    action ignored) or "disabled". Other keywords are the task's options (``task_options(task)``).
     ``workers`` (ProcVecEnv's name) is accepted for ``threads``, so either class runs the other's code.
     """
 
     def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
                  allow_overcommit: bool = False, variant: str = "default",
-                 model: str | Path | None = None, *, workers: int | None = None, **cfg: Any) -> None:
-        threads = same_count("threads", threads, "workers", workers)  # ProcVecEnv's name for it
-        self._h = _Handle(num_envs, seed, threads, allow_overcommit, True, variant, model, cfg)
-        dims = self._h.dims
-        self.num_envs, self.nu, self.obs_dim, self.threads = dims.num_envs, dims.nu, dims.obs_dim, dims.threads
+                 model: str | Path | None = None, *, task: str | None = None, autoreset_mode: str = "same_step",
+                 workers: int | None = None, **options: Any) -> None:
+        threads = _same_count("threads", threads, "workers", workers)
+        self._h = _Handle(num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options)
+        s = self._h.spec
+        self.num_envs, self.nu, self.obs_dim, self.threads = s.num_envs, s.act_dim, s.obs_dim, s.threads
         self.info_keys = self._h.info_keys
-        self._dtypes = info_dtypes(self.info_keys)
+        self._info_dtypes = [(k, dt) for k, dt, _ in s.info_fields]
 
-    @property
-    def closed(self) -> bool:
-        """Whether close() was called."""
-        return self._h.ptr is None
+    def reset(self, seed: int | list[int | None] | None = None, mask: Any = None) -> np.ndarray:
+        """Reset every env (or those of mask, (N,) bool) from its own generator; return obs (N, obs_dim).
 
-    def reset(self) -> np.ndarray:
-        """Reset every env from its own generator; return obs (N, obs_dim) float32."""
-        self._h.check(lib().mdvec_reset(self._h.live()))
+        ``seed``: None (continue each env's generator), an int s (env i reseeded with s + i, as
+        Gymnasium's vector envs) or a list of N ints/None.
+        """
+        seeds = None
+        if seed is not None:
+            if _is_int(seed):
+                if not 0 <= int(seed) <= 2**64 - self.num_envs:
+                    raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")
+                seeds = [int(seed) + i for i in range(self.num_envs)]
+            else:
+                seeds = seed
+        self._h.reset_envs(mask=mask, seeds=seeds)
         return self._h.obs.copy()
+
+    def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
+        """Reset the envs of mask ((N,) bool; None: all), env i first reseeded with seeds[i] (None: not);
+        results land in the buffers (obs, reset, reset_info)."""
+        self._h.reset_envs(mask=mask, seeds=seeds)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Step every env; a rejected call (bad shape, dtype or a non-finite value) changes nothing."""
-        self._h.live()
-        self._h.step(check_actions(actions, self.num_envs, self.nu, check_finite=False))
+        a = self._h.step(actions)
         h = self._h
-        columns = h.info.copy()  # one copy; float fields are views of it, the rest converted
-        info = {k: columns[j] if self._dtypes[k] is np.float64 else columns[j].astype(self._dtypes[k])
-                for j, k in enumerate(self.info_keys)}
-        info["terminal_obs"] = h.terminal_obs.copy()
+        columns = h.info.copy()  # one copy; float64 fields are views of it, the rest converted
+        info = {}
+        for j, (k, dt) in enumerate(self._info_dtypes):
+            dt = a.dtype if isinstance(dt, str) else dt  # "action": the actions' dtype
+            info[k] = columns[j] if dt == np.float64 else columns[j].astype(dt)
+        info["terminal_obs"] = h.final_obs.copy()
         return h.obs.copy(), h.reward.copy(), h.done.copy(), info
 
-    def reset_with_params(self, i: int, params: EpisodeParams) -> np.ndarray:
+    def step_into_buffers(self, actions: Any) -> None:
+        """Step without copying results out (float32 actions stay float32); read them through ``buffers()``."""
+        self._h.step(actions)
+
+    def reset_with_params(self, i: int, params: Any) -> np.ndarray:
         """Reset env i alone with the given episode parameters; return its first observation (obs_dim,)."""
         if not _is_int(i) or not 0 <= i < self.num_envs:
             raise ValueError(f"i: env index must be in [0, {self.num_envs}), got {i!r}")
         return self._h.reset_with_params(i, params)
 
     def buffers(self) -> dict[str, np.ndarray]:
-        """Return the library's read-only buffers (obs, terminal_obs, reward, done, info (n_info, N)).
-
-        Zero-copy views: valid until close(), overwritten by every reset and step.
-        """
+        """Return the library's read-only zero-copy buffers: obs, final_obs (alias terminal_obs), reward,
+        terminated, truncated, done, reset (bool (N,): reset during the last call), info (n_info, N) and
+        reset_info (n_info, N). Valid until close(), overwritten by every reset and step."""
         h = self._h
-        return {"obs": h.obs, "terminal_obs": h.terminal_obs, "reward": h.reward, "done": h.done, "info": h.info}
+        return {"obs": h.obs, "final_obs": h.final_obs, "terminal_obs": h.final_obs, "reward": h.reward,
+                "terminated": h.terminated, "truncated": h.truncated, "done": h.done, "reset": h.reset_flags,
+                "info": h.info, "reset_info": h.reset_info}
 
-    def step_into_buffers(self, actions: Any) -> None:
-        """Step without copying results out; read them through ``buffers()``."""
-        self._h.live()
-        self._h.step(check_actions(actions, self.num_envs, self.nu, check_finite=False))
+    def get_state(self, i: int, sig: int | None = None) -> np.ndarray:
+        """Return env i's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""
+        return self._h.get_state(i, _default_sig() if sig is None else sig)
+
+
+_PYTHON_TYPE = {np.dtype(np.int64): int, np.dtype(bool): bool, np.dtype(np.float64): float}
 
 
 class Env(_HandleOwner):
-    """One duck env in C; the same interface and results as ``reference.DuckEnv`` (no autoreset)."""
+    """One env of a libmdvec task in C; on the default task the same interface and results as
+    the reference's single env (no autoreset: ``step`` returns ``obs, reward, done, info``)."""
 
-    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None,
-                 **cfg: Any) -> None:
-        self._h = _Handle(1, seed, 1, False, False, variant, model, cfg)
-        dims = self._h.dims
-        self.nu, self.obs_dim, self.nbody = dims.nu, dims.obs_dim, dims.nbody
-        self.cfg = self._h.task
+    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, *,
+                 task: str | None = None, **options: Any) -> None:
+        self._h = _Handle(1, seed, 1, False, "disabled", task, variant, model, options)
+        s = self._h.spec
+        self.nu, self.obs_dim, self.nbody = s.act_dim, s.obs_dim, self._h.dims.nbody
+        self.cfg = self._h.config
         self.info_keys = self._h.info_keys
-        self._dtypes = info_dtypes(self.info_keys)
-        self._action = np.zeros((1, self.nu))
+        self._types = [(k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
+                       for k, dt, w in s.info_fields]
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Start a new episode from the env's generator (reseeded when seed is given)."""
-        ptr = self._h.live()
-        if seed is not None:
-            if not _is_int(seed) or not 0 <= int(seed) < 2**64:
-                raise ValueError(f"seed: must be an integer in [0, 2**64), got {seed!r}")
-            self._h.check(lib().mdvec_seed(ptr, int(seed)))
-        self._h.check(lib().mdvec_reset(ptr))
+        if seed is not None and (not _is_int(seed) or not 0 <= int(seed) < 2**64):
+            raise ValueError(f"seed: must be an integer in [0, 2**64), got {seed!r}")
+        self._h.reset_envs(seeds=None if seed is None else [int(seed)])
         return self._h.obs[0].copy()
 
-    def reset_with_params(self, params: EpisodeParams) -> np.ndarray:
+    def reset_with_params(self, params: Any) -> np.ndarray:
         """Start an episode with the given parameters (e.g. a reference env's ``params``)."""
         return self._h.reset_with_params(0, params)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, dict[str, Any]]:
-        """Apply one action (nu values; clipped to [-1, 1]); return obs, reward, done, info."""
+        """Apply one action (act_dim values); return obs, reward, done, info."""
         a = np.asarray(action)
         if a.shape != (self.nu,):
             raise ValueError(f"action: expected shape ({self.nu},), got {a.shape}")
-        self._h.live()
-        self._h.step(check_actions(a.reshape(1, self.nu), 1, self.nu, check_finite=False))
+        self._h.step(a.reshape(1, self.nu))
         h = self._h
-        info = {k: _PYTHON_TYPE[self._dtypes[k]](h.info[j, 0]) for j, k in enumerate(self.info_keys)}
+        info = {k: t(h.info[j, 0]) for j, (k, t, w) in enumerate(self._types) if w & _lib.INFO_STEP}
         return h.obs[0].copy(), float(h.reward[0]), bool(h.done[0]), info
 
-
-def episode_params(reference_env: Any) -> EpisodeParams:
-    """Return what the reference env's last reset drew, ready for ``Env.reset_with_params``."""
-    if reference_env.params is None:
-        raise RuntimeError("episode_params: the reference env has not been reset")
-    return reference_env.params
+    def get_state(self, sig: int | None = None) -> np.ndarray:
+        """Return the env's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""
+        return self._h.get_state(0, _default_sig() if sig is None else sig)

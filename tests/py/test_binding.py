@@ -258,7 +258,7 @@ def test_vec_env_replays_one_env_with_params() -> None:
 
 
 def test_constructors_take_each_others_worker_keywords() -> None:
-    """Code written for either vector env constructs the other unchanged (ENV_SPEC section 6)."""
+    """Code written for either vector env constructs the other unchanged (docs/duck_task.md section 6)."""
     with VecEnv(2, workers=1) as env:
         assert env.threads == 1
     with ProcVecEnv(2, threads=1, allow_overcommit=False) as ref:

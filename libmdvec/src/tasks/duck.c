@@ -1,4 +1,4 @@
-/* The duck-balance task on one environment: options, reset, step, observation, reward (ENV_SPEC 2-8).
+/* The duck-balance task on one environment: options, reset, step, observation, reward (docs/duck_task.md sections 2-8).
  *
  * Every expression mirrors mdvec/reference/duck_env.py operation for operation: numpy's summation
  * order (mdv_np_sum), Python's float ** (mdv_py_pow), float32 widening of the scale table, and
@@ -262,7 +262,7 @@ static void duck_physics(void *env, const mjModel **m, mjData **d) {
 
 /*---------------------------------- Observation and reward ---------------------------------------*/
 
-/* Build the observation of the current state with clipped action a (ENV_SPEC section 5). */
+/* Build the observation of the current state with clipped action a (docs/duck_task.md section 5.5). */
 static void observe(mdv_duck *e, const double *a, mdv_pcg64 *rng, float *obs) {
   const mdv_duck_shared *sh = e->sh;
   const mdv_duck_model *tm = &sh->tm;
@@ -282,7 +282,7 @@ static void observe(mdv_duck *e, const double *a, mdv_pcg64 *rng, float *obs) {
   for (int j = 0; j < 6 + 3 * nu; j++) obs[j] = (float)(raw[j] * (double)sh->scale[j]);
 }
 
-/* Compute the reward and write the reward terms into info[7*stride...] (ENV_SPEC section 5). */
+/* Compute the reward and write the reward terms into info[7*stride...] (docs/duck_task.md sections 5.6-5.7). */
 static double reward(mdv_duck *e, const double *a, double h, double up, int fallen, double *info,
                      size_t stride) {
   const mdv_duck_model *tm = &e->sh->tm;
@@ -319,7 +319,7 @@ static double reward(mdv_duck *e, const double *a, double h, double up, int fall
 
 /*---------------------------------- Reset ---------------------------------------------------------*/
 
-/* Start the episode whose parameters are in the env's fields (ENV_SPEC section 4, steps 1-5). */
+/* Start the episode whose parameters are in the env's fields (docs/duck_task.md section 4, steps 2-6). */
 static void start(mdv_duck *e, mdv_pcg64 *rng, const mdv_out *out) {
   const mdv_duck_shared *sh = e->sh;
   const mdv_duck_model *tm = &sh->tm;
@@ -347,6 +347,7 @@ static void start(mdv_duck *e, mdv_pcg64 *rng, const mdv_out *out) {
   observe(e, e->action, rng, out->obs);  /* the duck has no reset info */
 }
 
+/* Draw an episode's parameters (docs/duck_task.md section 4, step 1), then start it. */
 static void duck_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   mdv_duck *e = env;
   const mdv_duck_model *tm = &e->sh->tm;

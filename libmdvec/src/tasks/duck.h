@@ -1,4 +1,4 @@
-/* The duck-balance task (docs/duck_task.md, ENV_SPEC 1-8): its model, options, constants, one env.
+/* The duck-balance task (docs/duck_task.md sections 1-8): its model, options, constants, one env.
  * Internal to the duck's files (duck.c, duck_model.c) and the C tests; the generic layers see only
  * mdv_task_duck. */
 #ifndef MDV_DUCK_H

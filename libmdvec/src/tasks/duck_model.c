@@ -1,4 +1,4 @@
-/* The duck's constants, model checks and domain randomisation (ENV_SPEC sections 1, 5 and 8). */
+/* The duck's constants, model checks and domain randomisation (docs/duck_task.md sections 1, 5 and 8). */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>

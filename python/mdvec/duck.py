@@ -1,0 +1,76 @@
+"""The duck task's Python pieces for the binding: option checks as the reference does them
+(``TaskConfig``), the v1 ``variant``/``model`` arguments, the built-in model path, and the packing of
+``EpisodeParams`` for ``reset_with_params``. The generic binding (vecenv.py) finds them through
+``TASK_HOOKS``; nothing here runs on the step path."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import _lib
+from ._resources import variant_path
+from .reference.config import TaskConfig
+from .reference.model import resolve_path
+from .reference.params import EpisodeParams
+
+TASK = "duck"
+
+
+def prepare(variant: str, model: str | Path | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Check options as the reference env does (same errors) and return (TaskConfig, options for C).
+
+    ``variant`` and ``model`` (the v1 arguments) become the options ``variant`` and ``model_path``.
+    """
+    config = TaskConfig.from_kwargs(**options)
+    out = dict(options)
+    if model is not None:
+        out["model_path"] = str(resolve_path(variant, model))
+    else:
+        variant_path(variant)  # unknown variants: the reference's ValueError
+        out["variant"] = variant
+    return config, out
+
+
+def builtin_model(options: dict[str, Any]) -> Path:
+    """Return the MJCF file of the built-in model the options pick (for rendering)."""
+    return variant_path(options.get("variant", "default"))
+
+
+def pack_params(params: EpisodeParams, dims: _lib.Dims) -> tuple[_lib.Params, list[np.ndarray]]:
+    """Return mdvec_params_t for params and the arrays it points into (keep them alive over the call)."""
+    nu, nbody = dims.nu, dims.nbody
+    keep = [np.ascontiguousarray(params.qpos, np.float64), np.ascontiguousarray(params.qvel, np.float64),
+            np.ascontiguousarray(params.push_steps, np.int64), np.ascontiguousarray(params.push_vel, np.float64)]
+    for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
+        if arr.size != nu:
+            raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
+    if keep[3].size != 2 * keep[2].size:
+        raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
+    dbl = ctypes.POINTER(ctypes.c_double)
+    p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=float(params.init_noise),
+                    qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
+                    n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                    push_vel=keep[3].ctypes.data_as(dbl), latency=int(params.latency),
+                    noise_scale=float(params.noise_scale), has_dr=params.dr is not None)
+    if params.dr is not None:
+        servo = np.asarray(params.dr.servo, np.float64)
+        mass = np.ascontiguousarray(params.dr.mass_scale, np.float64)
+        if servo.shape != (5,) or mass.shape != (nbody - 1,):
+            raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
+                             f"got {servo.shape} and {mass.shape}")
+        p.servo[:] = servo.tolist()
+        p.mass_scale = mass.ctypes.data_as(dbl)
+        p.floor_friction = float(params.dr.floor_friction)
+        keep.append(mass)
+    return p, keep
+
+
+def episode_params(reference_env: Any) -> EpisodeParams:
+    """Return what the reference env's last reset drew, ready for ``Env.reset_with_params``."""
+    if reference_env.params is None:
+        raise RuntimeError("episode_params: the reference env has not been reset")
+    return reference_env.params
