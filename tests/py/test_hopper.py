@@ -37,12 +37,14 @@ ASSETS = Path(gym_tasks.assets_dir())
 
 @pytest.fixture(scope="module", autouse=True)
 def _report(request: pytest.FixtureRequest):
+    """Print the module's totals after its last test (visible without -s)."""
     yield
-    reporter = request.config.pluginmanager.getplugin("terminalreporter")
-    line = (f"test_hopper: {TOTAL['values compared']} values compared with Gymnasium's Hopper-v5, "
+    line = (f"\ntest_hopper: {TOTAL['values compared']} values compared with Gymnasium's Hopper-v5, "
             f"{TOTAL['identical']} identical")
-    if reporter is not None:
-        reporter.write_line(line)
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        with capture.global_and_fixture_disabled():
+            print(line)
     else:  # pragma: no cover
         print(line)
 
@@ -312,6 +314,30 @@ def test_xml_file_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     t = run_against_gymnasium({"xml_file": "walker2d_v5.xml", "max_episode_steps": 30}, steps=60,
                               reseed_every=19, mode="same_step")
     assert t.compared > 0
+
+
+def test_strict_health_bounds(tmp_path: Path) -> None:
+    """Health bounds are strict (lo < v < hi): a joint that stays exactly 0.0 is unhealthy for lo = 0.0.
+
+    The hopper gets a free-standing y slide (no contact, gravity across its axis) whose qpos and qvel
+    stay exactly 0.0 without reset noise; healthy_state_range (0.0, ...) or (..., 0.0) then makes
+    every step unhealthy, where lo <= v <= hi would not.
+    """
+    text = (ASSETS / "hopper.xml").read_text()
+    dummy = ('    <body name="dummy" pos="0 3 1"><joint name="dummy_y" type="slide" axis="0 1 0" limited="false"/>'
+             '<geom type="sphere" size="0.05" contype="0" conaffinity="0"/></body>\n  </worldbody>')
+    text = text.replace("  </worldbody>", dummy, 1)
+    path = tmp_path / "hopper_dummy.xml"
+    path.write_text(text)
+    for state_range in ((0.0, 100.0), (-100.0, 0.0)):
+        opts = {"xml_file": str(path), "healthy_state_range": state_range, "terminate_when_unhealthy": False,
+                "reset_noise_scale": 0.0, "max_episode_steps": 50}
+        env = gym_make(opts)
+        env.reset(seed=0)
+        survive = [env.step(np.zeros(3))[4]["reward_survive"] for _ in range(20)]
+        env.close()
+        assert survive == [0.0] * 20  # Gymnasium: never healthy
+        run_against_gymnasium(opts, num_envs=2, steps=60, scale=0.3)
 
 
 def test_model_path_and_spec() -> None:
