@@ -39,6 +39,7 @@ class GymTask:
     bool_options: tuple[str, ...]
     int_options: tuple[str, ...]
     python_float_info: tuple[str, ...] = ()  # info keys whose value is a Python float (not np.float64)
+    render_fps: int | None = None  # metadata["render_fps"] with the default model and frame_skip: round(1 / dt)
     # MujocoEnv keywords that only concern rendering (no effect on the simulation); the C task has none.
     render_kwargs: tuple[str, ...] = ("render_mode", "width", "height", "camera_id", "camera_name",
                                       "default_camera_config", "max_geom", "visual_options")
@@ -53,6 +54,7 @@ GYM_TASKS: dict[str, GymTask] = {
         bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation"),
         int_options=("frame_skip",),
         python_float_info=("reward_survive",),  # hopper_v5.py: is_healthy * healthy_reward
+        render_fps=125,  # dt = 0.002 * 4
     ),
 }
 
