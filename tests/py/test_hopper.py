@@ -31,7 +31,7 @@ import mdvec  # noqa: E402
 from mdvec import gym_tasks  # noqa: E402
 
 STEP, RESET = 1, 2
-TOTAL = {"values compared": 0, "identical": 0}
+TOTAL = {"values compared": 0, "identical": 0, "steps": 0, "resets": 0, "terminated": 0, "truncated": 0}
 ASSETS = Path(gym_tasks.assets_dir())
 
 
@@ -40,7 +40,8 @@ def _report(request: pytest.FixtureRequest):
     """Print the module's totals after its last test (visible without -s)."""
     yield
     line = (f"\ntest_hopper: {TOTAL['values compared']} values compared with Gymnasium's Hopper-v5, "
-            f"{TOTAL['identical']} identical")
+            f"{TOTAL['identical']} identical ({TOTAL['steps']} env steps, {TOTAL['resets']} resets, "
+            f"{TOTAL['terminated']} terminations, {TOTAL['truncated']} truncations)")
     capture = request.config.pluginmanager.getplugin("capturemanager")
     if capture is not None:
         with capture.global_and_fixture_disabled():
@@ -102,6 +103,7 @@ def check_info_types(info: dict[str, Any], action_dtype: Any, step: bool) -> Non
 
 
 def compare_reset(t: Tally, venv: Any, i: int, ref_obs: np.ndarray, ref_info: dict, where: str) -> None:
+    TOTAL["resets"] += 1
     b = venv.buffers()
     t.same(f"{where} obs[{i}]", b["obs"][i], ref_obs)
     check_info_types(ref_info, np.float64, step=False)
@@ -116,6 +118,9 @@ def compare_reset(t: Tally, venv: Any, i: int, ref_obs: np.ndarray, ref_info: di
 
 def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs_key: str, where: str) -> None:
     obs, reward, terminated, truncated, info = ref
+    TOTAL["steps"] += 1
+    TOTAL["terminated"] += terminated
+    TOTAL["truncated"] += truncated
     b = venv.buffers()
     t.same(f"{where} obs[{i}]", b[obs_key][i], obs)
     assert type(reward) is np.float64
@@ -249,8 +254,10 @@ def test_defaults_both_dtypes_all_autoreset_modes() -> None:
 
 
 def test_defaults_full_time_limit_and_disabled_autoreset() -> None:
-    """The registration's TimeLimit (1000) with small actions; then DISABLED: steps after the end go on."""
-    run_against_gymnasium({}, num_envs=2, steps=1010, scale=0.05, mode="next_step", seed=3)
+    """The registration's TimeLimit (1000), reached without terminations; then DISABLED: steps after the end go on."""
+    opts = {"terminate_when_unhealthy": False}
+    assert episode_counts(opts, steps=1010, scale=0.3, seed=3) == (0, 1)
+    run_against_gymnasium(opts, num_envs=2, threads=1, steps=1010, scale=0.3, mode="next_step", seed=3)
     run_against_gymnasium({"max_episode_steps": 15}, num_envs=2, steps=60, scale=2.0, mode="disabled", seed=8)
 
 
