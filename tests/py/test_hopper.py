@@ -347,6 +347,18 @@ def test_strict_health_bounds(tmp_path: Path) -> None:
         run_against_gymnasium(opts, num_envs=2, steps=60, scale=0.3)
 
 
+def test_unstable_simulation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gears so strong that MuJoCo finds bad accelerations, warns and resets mjData inside mj_step."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo's warnings also go to ./MUJOCO_LOG.TXT
+    text = (ASSETS / "hopper.xml").read_text()
+    text, n = re.subn(r'gear="200\.0"', 'gear="2e8"', text)
+    assert n == 3
+    (tmp_path / "hopper_wild.xml").write_text(text)
+    opts = {"xml_file": str(tmp_path / "hopper_wild.xml"), "max_episode_steps": 30}
+    run_against_gymnasium(opts, steps=60, scale=1.0, reseed_every=17)
+    run_against_gymnasium(opts, steps=60, scale=1.0, mode="same_step")
+
+
 def test_model_path_and_spec() -> None:
     with mdvec.VecEnv(2, task="Hopper-v5") as venv:
         spec = venv.spec
