@@ -69,8 +69,12 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         cols = []
         for k, _, dtype in fields:
             dt = field_dtype(dtype, action_dtype)
-            col = buf[k].astype(dt)
-            cols.append(list(col) if dt == np.float32 else col.tolist())
+            if dt == np.float64:
+                cols.append(buf[k].tolist())
+            elif dt == np.float32:
+                cols.append(list(buf[k].astype(np.float32)))
+            else:
+                cols.append(buf[k].astype(dt).tolist())
         return cols
 
     def _reset_info_rows(self, idx: np.ndarray) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ._common import RESET, STEP, FrameRenderer, as_actions, autoreset_name, field_bits, field_dtype, is_int
+from ._common import RESET, STEP, FrameRenderer, as_actions, autoreset_name, field_bits, is_int
 from ._common import reset_mask as _reset_mask
 from ._common import vector_seeds
 from .env import action_box, obs_box
@@ -27,16 +27,6 @@ if TYPE_CHECKING:
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
           "disabled": AutoresetMode.DISABLED}
-
-
-class _Group:
-    """Info fields of one dtype and one STEP/RESET combination, gathered together."""
-
-    def __init__(self, dtype: Any, bits: int, rows: list[int], names: list[str]) -> None:
-        self.dtype, self.bits = dtype, bits
-        self.rows = np.asarray(rows, np.intp)
-        self.names = names
-        self.mask_names = ["_" + n for n in names]
 
 
 class MdvecVectorEnv(gymnasium.vector.VectorEnv):
@@ -84,43 +74,65 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
         self._action_dtype = np.dtype(np.float32)
         self._finished = np.zeros(self.num_envs, bool)  # DISABLED: envs that must be reset before stepping
         self._all = np.ones(self.num_envs, bool)
-        self._none = np.zeros(self.num_envs, bool)
-        groups: dict[tuple[str, int], tuple[list[int], list[str]]] = {}
-        seen: set[str] = set()
+        self._n_info = len(spec.info_fields)
+        self._field_list: list[tuple[str, str, int, Any, int]] = []  # name, mask name, row, dtype, bits
+        rows_of: dict[int, list[int]] = {}
         for k, (name, dtype, when) in enumerate(spec.info_fields):
-            if name in seen:
+            if any(name == f[0] for f in self._field_list):
                 raise ValueError(f"info field {name!r} declared twice by task {spec.task!r}")
-            seen.add(name)
-            key = ("action" if isinstance(dtype, str) else np.dtype(dtype).str, field_bits(when))
-            rows, names = groups.setdefault(key, ([], []))
-            rows.append(k)
-            names.append(name)
-        self._groups = [_Group("action" if d == "action" else np.dtype(d), bits, rows, names)
-                        for (d, bits), (rows, names) in groups.items()]
+            key = "action" if isinstance(dtype, str) else np.dtype(dtype)
+            bits = field_bits(when)
+            self._field_list.append((name, "_" + name, k, key, bits))
+            rows_of.setdefault(bits, []).append(k)
+        # rows of each STEP/RESET combination (all rows as one slice when the task has one combination)
+        self._cat_rows: dict[int, Any] = {bits: (slice(None) if len(rows_of) == 1 else np.asarray(rows, np.intp))
+                                          for bits, rows in rows_of.items()}
+        # one converted block per dtype other than float64; each field reads its row from block number b
+        self._dtype_keys = sorted({f[3] for f in self._field_list if not (isinstance(f[3], np.dtype)
+                                                                          and f[3] == np.float64)}, key=str)
+        block = {key: j + 1 for j, key in enumerate(self._dtype_keys)}
+        self._field_list = [(name, mask_name, k, block.get(key, 0), bits)
+                            for name, mask_name, k, key, bits in self._field_list]
 
     # ------------------------------------------------------------------ info
     def _fields(self, src: np.ndarray, step: np.ndarray | None, reset: np.ndarray | None) -> dict[str, Any]:
-        """Gymnasium's vector info for the envs in ``step`` (step fields) and ``reset`` (reset fields)."""
+        """Gymnasium's vector info for the envs in ``step`` (step fields) and ``reset`` (reset fields).
+
+        ``src`` (n_info, N) holds each env's values (step values for the envs of ``step``, reset
+        values for those of ``reset``). Each field gets an (N,) array of its dtype and a bool mask;
+        entries outside the mask are 0, as Gymnasium's ``_add_info`` leaves them. A field no env
+        contributes is left out. Whole-array numpy work: no loop over envs.
+        """
+        s_any = step is not None and np.count_nonzero(step) > 0
+        r_any = reset is not None and np.count_nonzero(reset) > 0
+        if not (s_any or r_any):
+            return {}
+        cat_mask = {}
+        for bits in self._cat_rows:
+            use_s, use_r = s_any and bits & STEP, r_any and bits & RESET
+            if use_s and use_r:
+                cat_mask[bits] = step | reset
+            elif use_s:
+                cat_mask[bits] = step
+            elif use_r:
+                cat_mask[bits] = reset
+        if not cat_mask:
+            return {}
+        masks = np.zeros((self._n_info, self.num_envs), np.bool_)
+        for bits, m in cat_mask.items():
+            masks[self._cat_rows[bits]] = m
+        values = src.copy()
+        if np.count_nonzero(masks) != masks.size:
+            values[~masks] = 0
+        blocks = [values]
+        for key in self._dtype_keys:
+            dtype = self._action_dtype if isinstance(key, str) else key
+            blocks.append(values if dtype == np.float64 else values.astype(dtype))
         info: dict[str, Any] = {}
-        n = self.num_envs
-        for g in self._groups:
-            if g.bits & STEP and g.bits & RESET and step is not None and reset is not None:
-                mask = step | reset
-            elif g.bits & STEP and step is not None:
-                mask = step
-            elif g.bits & RESET and reset is not None:
-                mask = reset
-            else:
-                continue
-            if not mask.any():
-                continue
-            values = src[g.rows]  # (k, N) copy
-            if not mask.all():
-                values[:, ~mask] = 0
-            values = values.astype(field_dtype(g.dtype, self._action_dtype), copy=False)
-            masks = np.broadcast_to(mask, (len(g.rows), n)).copy()
-            info.update(zip(g.names, values))
-            info.update(zip(g.mask_names, masks))
+        for name, mask_name, k, b, bits in self._field_list:
+            if bits in cat_mask:
+                info[name] = blocks[b][k]
+                info[mask_name] = masks[k]
         return info
 
     # ----------------------------------------------------------------- reset
@@ -146,7 +158,7 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
         if not (type(actions) is np.ndarray and actions.shape == self._shape
                 and (actions.dtype == np.float32 or actions.dtype == np.float64)):
             actions = as_actions(actions, self._shape)
-        if self.mode == "disabled" and self._finished.any():
+        if self.mode == "disabled" and np.count_nonzero(self._finished):
             envs = np.flatnonzero(self._finished).tolist()
             raise RuntimeError(f"step: env(s) {envs} finished and autoreset is disabled; reset them first with "
                                "reset(options={'reset_mask': mask}); no env was stepped")
@@ -159,9 +171,10 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
             self._finished = terminated | truncated
             return obs, reward, terminated, truncated, self._fields(b["info"], self._all, None)
         reset = b["reset"].copy()
-        src = np.where(reset, b["reset_info"], b["info"]) if reset.any() else b["info"]
-        info = self._fields(src, ~reset, reset)
-        if self.mode == "same_step" and reset.any():
+        any_reset = np.count_nonzero(reset) > 0
+        src = np.where(reset, b["reset_info"], b["info"]) if any_reset else b["info"]
+        info = self._fields(src, ~reset, reset if any_reset else None)
+        if any_reset and self.mode == "same_step":
             idx = np.flatnonzero(reset)
             final_obs = np.full(self.num_envs, None, dtype=object)
             final_obs[idx] = np.fromiter(b["final_obs"][idx].copy(), dtype=object, count=len(idx))
