@@ -56,6 +56,43 @@ GYM_TASKS: dict[str, GymTask] = {
         python_float_info=("reward_survive",),  # hopper_v5.py: is_healthy * healthy_reward
         render_fps=125,  # dt = 0.002 * 4
     ),
+    "Walker2d-v5": GymTask(
+        task="Walker2d-v5", env_id="mdvec/Walker2d-v5", gym_id="Walker2d-v5", xml_file="walker2d_v5.xml",
+        max_episode_steps=1000, reward_threshold=None,
+        float_options=("forward_reward_weight", "ctrl_cost_weight", "healthy_reward", "reset_noise_scale"),
+        range_options=("healthy_z_range", "healthy_angle_range"),
+        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation"),
+        int_options=("frame_skip",),
+        render_fps=125,  # dt = 0.002 * 4; reward_survive: np.bool_ * float, an np.float64
+    ),
+    "HalfCheetah-v5": GymTask(
+        task="HalfCheetah-v5", env_id="mdvec/HalfCheetah-v5", gym_id="HalfCheetah-v5",
+        xml_file="half_cheetah.xml", max_episode_steps=1000, reward_threshold=4800.0,
+        float_options=("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale"),
+        range_options=(), bool_options=("exclude_current_positions_from_observation",),
+        int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
+    ),
+    "Swimmer-v5": GymTask(
+        task="Swimmer-v5", env_id="mdvec/Swimmer-v5", gym_id="Swimmer-v5", xml_file="swimmer.xml",
+        max_episode_steps=1000, reward_threshold=360.0,
+        float_options=("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale"),
+        range_options=(), bool_options=("exclude_current_positions_from_observation",),
+        int_options=("frame_skip",), render_fps=25,  # dt = 0.01 * 4
+    ),
+    "InvertedPendulum-v5": GymTask(
+        task="InvertedPendulum-v5", env_id="mdvec/InvertedPendulum-v5", gym_id="InvertedPendulum-v5",
+        xml_file="inverted_pendulum.xml", max_episode_steps=1000, reward_threshold=950.0,
+        float_options=("reset_noise_scale",), range_options=(), bool_options=(), int_options=("frame_skip",),
+        render_fps=25,  # dt = 0.02 * 2; reward and info["reward_survive"]: int(not terminated), a Python int
+    ),
+    "InvertedDoublePendulum-v5": GymTask(
+        task="InvertedDoublePendulum-v5", env_id="mdvec/InvertedDoublePendulum-v5",
+        gym_id="InvertedDoublePendulum-v5", xml_file="inverted_double_pendulum.xml",
+        max_episode_steps=1000, reward_threshold=9100.0,
+        float_options=("healthy_reward", "reset_noise_scale"), range_options=(), bool_options=(),
+        int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
+        python_float_info=("reward_survive",),  # healthy_reward * int(not terminated)
+    ),
 }
 
 

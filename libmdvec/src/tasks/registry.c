@@ -5,10 +5,20 @@
 
 extern const mdv_task mdv_task_duck;
 extern const mdv_task mdv_task_hopper_v5;
+extern const mdv_task mdv_task_walker2d_v5;
+extern const mdv_task mdv_task_half_cheetah_v5;
+extern const mdv_task mdv_task_swimmer_v5;
+extern const mdv_task mdv_task_inverted_pendulum_v5;
+extern const mdv_task mdv_task_inverted_double_pendulum_v5;
 
 const mdv_task *const mdv_tasks[] = {
   &mdv_task_duck,  /* the default task: the first entry */
   &mdv_task_hopper_v5,
+  &mdv_task_walker2d_v5,
+  &mdv_task_half_cheetah_v5,
+  &mdv_task_swimmer_v5,
+  &mdv_task_inverted_pendulum_v5,
+  &mdv_task_inverted_double_pendulum_v5,
   NULL,
 };
 

@@ -1,0 +1,188 @@
+/* inverted_double_pendulum.c: Gymnasium's InvertedDoublePendulum-v5, bit for bit
+ * (gymnasium/envs/mujoco/inverted_double_pendulum_v5.py, InvertedDoublePendulumEnv).
+ *
+ * The model is Gymnasium's own inverted_double_pendulum.xml (or any xml_file), loaded at run time
+ * (gym_mujoco.c). Every expression below is the numpy / Python one of the reference, in its order:
+ *   step:   do_simulation; x, _, y = site_xpos[0]; terminated = bool(y <= 1);
+ *           v1, v2 = qvel[1:3];
+ *           dist_penalty = 0.01 * x**2 + (y - 2) ** 2; vel_penalty = 1e-3 * v1**2 + 5e-3 * v2**2
+ *           (np.float64 ** 2 is libm pow(v, 2.0), not v * v: mdv_py_pow);
+ *           alive_bonus = healthy_reward * int(not terminated) (a Python float; 0.0 * w when
+ *           terminated); reward = alive_bonus - dist_penalty - vel_penalty; truncated by TimeLimit.
+ *           The action costs nothing.
+ *   obs:    concatenate([qpos[:1], sin(qpos[1:]), cos(qpos[1:]), clip(qvel, -10, 10),
+ *           clip(qfrc_constraint, -10, 10)[:1]]), float64 (numpy's float64 sin/cos are libm's on
+ *           x86-64 without AVX-512; with AVX-512 numpy may use its own SIMD sin/cos).
+ *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel +
+ *           standard_normal(nv) * s (qpos draws first); set_state (mj_forward).
+ *   info:   step: reward_survive (a Python float), distance_penalty, velocity_penalty (np.float64);
+ *           reset: none (MujocoEnv's _get_reset_info is {}).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gym_mujoco.h"
+#include "npmath.h"
+
+/*---------------------------------- Options -------------------------------------------------------*/
+
+enum { IDP_HEALTHY_REWARD = GM_N_OPTIONS, IDP_N_OPTIONS };
+
+static const mdv_option_decl inverted_double_pendulum_options[IDP_N_OPTIONS] = {
+  GM_OPTIONS("inverted_double_pendulum.xml", "5", "1000", "0.1"),
+  {"healthy_reward", MDVEC_OPT_DOUBLE, "10.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "reward of each step that does not terminate (reward_survive)"},
+};
+
+/*---------------------------------- Info fields ---------------------------------------------------*/
+
+enum { IDP_REWARD_SURVIVE, IDP_DISTANCE_PENALTY, IDP_VELOCITY_PENALTY, IDP_N_INFO };
+
+static const mdv_field inverted_double_pendulum_info[IDP_N_INFO] = {
+  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"distance_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"velocity_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+};
+
+/*---------------------------------- Shared part and env -------------------------------------------*/
+
+typedef struct inverted_double_pendulum_shared_ {
+  gm_shared g;
+  double healthy_reward;
+} inverted_double_pendulum_shared;
+
+typedef struct inverted_double_pendulum_env_ {
+  gm_env g;
+  const inverted_double_pendulum_shared *sh;
+} inverted_double_pendulum_env;
+
+static int inverted_double_pendulum_create(void **shared, const mdv_value *opts, mdv_spec *spec,
+                                           char *err, size_t n) {
+  *shared = NULL;
+  inverted_double_pendulum_shared *sh = calloc(1, sizeof *sh);
+  if (!sh) {
+    snprintf(err, n, "InvertedDoublePendulum-v5: out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  int rc = gm_create(&sh->g, "InvertedDoublePendulum-v5", opts, err, n);
+  if (rc != MDVEC_OK) {
+    free(sh);
+    return rc;
+  }
+  const mjModel *m = sh->g.m;
+  if (m->nq < 1 || m->nv < 3 || m->nsite < 1) {  /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */
+    snprintf(err, n, "InvertedDoublePendulum-v5: the model '%s' has nq = %d, nv = %d, nsite = %d; "
+             "InvertedDoublePendulum-v5 reads qpos[0], qvel[1:3] and site_xpos[0] (nq >= 1, nv >= 3, "
+             "nsite >= 1)", sh->g.path, (int)m->nq, (int)m->nv, (int)m->nsite);
+    gm_destroy(&sh->g);
+    free(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  sh->healthy_reward = opts[IDP_HEALTHY_REWARD].d[0];
+
+  gm_fill_spec(&sh->g, spec);
+  spec->obs_dim = 1 + 2 * (int)(m->nq - 1) + (int)m->nv + 1;
+  spec->n_info = IDP_N_INFO;
+  spec->info = inverted_double_pendulum_info;
+  spec->env_size = sizeof(inverted_double_pendulum_env);
+  *shared = sh;
+  return MDVEC_OK;
+}
+
+static void inverted_double_pendulum_destroy(void *shared) {
+  inverted_double_pendulum_shared *sh = shared;
+  if (!sh) return;
+  gm_destroy(&sh->g);
+  free(sh);
+}
+
+static int inverted_double_pendulum_env_init(void *env, const void *shared, char *err, size_t n) {
+  inverted_double_pendulum_env *e = env;
+  e->sh = shared;
+  return gm_env_init(&e->g, &e->sh->g, err, n);
+}
+
+static void inverted_double_pendulum_env_free(void *env) {
+  gm_env_free(&((inverted_double_pendulum_env *)env)->g);
+}
+
+static void inverted_double_pendulum_physics(void *env, const mjModel **m, mjData **d) {
+  inverted_double_pendulum_env *e = env;
+  *m = e->sh->g.m;
+  *d = e->g.d;
+}
+
+/*---------------------------------- Observation ---------------------------------------------------*/
+
+/* _get_obs: concatenate([qpos[:1], np.sin(qpos[1:]), np.cos(qpos[1:]), np.clip(qvel, -10, 10),
+   np.clip(qfrc_constraint, -10, 10)[:1]]). Each of sin and cos gets its own loop. */
+static void inverted_double_pendulum_obs(const inverted_double_pendulum_env *e, double *obs) {
+  const mjModel *m = e->sh->g.m;
+  const mjData *d = e->g.d;
+  int k = 0;
+  obs[k++] = d->qpos[0];
+  for (int i = 1; i < m->nq; i++) obs[k++] = sin(d->qpos[i]);
+  for (int i = 1; i < m->nq; i++) obs[k++] = cos(d->qpos[i]);
+  for (int i = 0; i < m->nv; i++) obs[k++] = mdv_np_clip(d->qvel[i], -10.0, 10.0);
+  obs[k++] = mdv_np_clip(d->qfrc_constraint[0], -10.0, 10.0);
+}
+
+/*---------------------------------- Reset and step ------------------------------------------------*/
+
+static void inverted_double_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  inverted_double_pendulum_env *e = env;
+  const gm_shared *g = &e->sh->g;
+  mjData *d = e->g.d;
+  gm_reset_begin(&e->g);
+  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  gm_add_normal_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
+  gm_set_state_done(&e->g);
+  inverted_double_pendulum_obs(e, out->obs);
+}
+
+static void inverted_double_pendulum_step(void *env, const double *action, int action_dtype,
+                                          mdv_pcg64 *rng, const mdv_out *out) {
+  (void)rng;
+  (void)action_dtype;  /* the action only drives the simulation (ctrl is float64) */
+  inverted_double_pendulum_env *e = env;
+  const inverted_double_pendulum_shared *sh = e->sh;
+  mjData *d = e->g.d;
+
+  gm_do_simulation(&e->g, action);
+  double x = d->site_xpos[0], y = d->site_xpos[2];
+  inverted_double_pendulum_obs(e, out->obs);
+  int terminated = y <= 1.0;
+
+  /* _get_rew */
+  double v1 = d->qvel[1], v2 = d->qvel[2];
+  double dist_penalty = 0.01 * mdv_py_pow(x, 2.0) + mdv_py_pow(y - 2.0, 2.0);
+  double vel_penalty = 1e-3 * mdv_py_pow(v1, 2.0) + 5e-3 * mdv_py_pow(v2, 2.0);
+  double alive_bonus = sh->healthy_reward * (double)!terminated;
+  *out->reward = alive_bonus - dist_penalty - vel_penalty;
+  *out->terminated = (uint8_t)terminated;
+  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+
+  gm_info(out, IDP_REWARD_SURVIVE, alive_bonus);
+  gm_info(out, IDP_DISTANCE_PENALTY, -dist_penalty);
+  gm_info(out, IDP_VELOCITY_PENALTY, -vel_penalty);
+}
+
+/*---------------------------------- The task ------------------------------------------------------*/
+
+const mdv_task mdv_task_inverted_double_pendulum_v5 = {
+  .name = "InvertedDoublePendulum-v5",
+  .summary = "Gymnasium's InvertedDoublePendulum-v5 (inverted_double_pendulum_v5.py), bit for bit, on "
+             "its own inverted_double_pendulum.xml",
+  .options = inverted_double_pendulum_options,
+  .n_options = IDP_N_OPTIONS,
+  .constants = NULL,
+  .n_constants = 0,
+  .create = inverted_double_pendulum_create,
+  .destroy = inverted_double_pendulum_destroy,
+  .env_init = inverted_double_pendulum_env_init,
+  .env_free = inverted_double_pendulum_env_free,
+  .reset = inverted_double_pendulum_reset,
+  .step = inverted_double_pendulum_step,
+  .physics = inverted_double_pendulum_physics,
+};

@@ -1,0 +1,211 @@
+/* swimmer.c: Gymnasium's Swimmer-v5, bit for bit (gymnasium/envs/mujoco/swimmer_v5.py, SwimmerEnv).
+ *
+ * The model is Gymnasium's own swimmer.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * Every expression below is the numpy / Python one of swimmer_v5.py, in its order and dtype:
+ *   step:   xy_before = qpos[0:2]; do_simulation; xy_velocity = (qpos[0:2] - xy_before) / dt;
+ *           forward_reward = forward_reward_weight * x_velocity;
+ *           reward = forward_reward - ctrl_cost_weight * np.sum(np.square(action)) (the cost in the
+ *           action's dtype); never terminated; truncated by TimeLimit.
+ *   obs:    concatenate(qpos[2:] (or qpos with exclude_current_positions_from_observation=False),
+ *           qvel), float64, nothing clipped.
+ *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv)
+ *           (qpos draws first); set_state (mj_forward).
+ *   info:   step: x_position, y_position, distance_from_origin (np.linalg.norm(qpos[0:2], ord=2):
+ *           sqrt(x.dot(x)), numpy's BLAS ddot of two elements, x * x + y * y), x_velocity,
+ *           y_velocity, reward_forward, reward_ctrl (the action's dtype);
+ *           reset (_get_reset_info): x_position, y_position, distance_from_origin.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gym_mujoco.h"
+
+/*---------------------------------- Options -------------------------------------------------------*/
+
+enum {
+  SWM_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS,
+  SWM_CTRL_COST_WEIGHT,
+  SWM_EXCLUDE_CURRENT_POSITIONS,
+  SWM_N_OPTIONS
+};
+
+static const mdv_option_decl swimmer_options[SWM_N_OPTIONS] = {
+  GM_OPTIONS("swimmer.xml", "4", "1000", "0.1"),
+  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of x_velocity in the reward (reward_forward)"},
+  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.0001", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "leave qpos[0:2] (x, y) out of the observation"},
+};
+
+/*---------------------------------- Info fields ---------------------------------------------------*/
+
+enum { SWM_X_POSITION, SWM_Y_POSITION, SWM_DISTANCE, SWM_X_VELOCITY, SWM_Y_VELOCITY,
+       SWM_REWARD_FORWARD, SWM_REWARD_CTRL, SWM_N_INFO };
+
+static const mdv_field swimmer_info[SWM_N_INFO] = {
+  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+};
+
+/*---------------------------------- Shared part and env -------------------------------------------*/
+
+typedef struct swimmer_shared_ {
+  gm_shared g;
+  double forward_reward_weight, ctrl_cost_weight;
+  int exclude;  /* exclude_current_positions_from_observation: qpos[0:2] left out */
+} swimmer_shared;
+
+typedef struct swimmer_env_ {
+  gm_env g;
+  const swimmer_shared *sh;
+} swimmer_env;
+
+static int swimmer_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  *shared = NULL;
+  swimmer_shared *sh = calloc(1, sizeof *sh);
+  if (!sh) {
+    snprintf(err, n, "Swimmer-v5: out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  int rc = gm_create(&sh->g, "Swimmer-v5", opts, err, n);
+  if (rc != MDVEC_OK) {
+    free(sh);
+    return rc;
+  }
+  if (sh->g.m->nq < 2) {  /* step unpacks qpos[0:2] */
+    snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)",
+             sh->g.path, (int)sh->g.m->nq);
+    gm_destroy(&sh->g);
+    free(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  sh->forward_reward_weight = opts[SWM_FORWARD_REWARD_WEIGHT].d[0];
+  sh->ctrl_cost_weight = opts[SWM_CTRL_COST_WEIGHT].d[0];
+  sh->exclude = opts[SWM_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
+
+  gm_fill_spec(&sh->g, spec);
+  spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv) - 2 * sh->exclude;
+  spec->n_info = SWM_N_INFO;
+  spec->info = swimmer_info;
+  spec->env_size = sizeof(swimmer_env);
+  *shared = sh;
+  return MDVEC_OK;
+}
+
+static void swimmer_destroy(void *shared) {
+  swimmer_shared *sh = shared;
+  if (!sh) return;
+  gm_destroy(&sh->g);
+  free(sh);
+}
+
+static int swimmer_env_init(void *env, const void *shared, char *err, size_t n) {
+  swimmer_env *e = env;
+  e->sh = shared;
+  return gm_env_init(&e->g, &e->sh->g, err, n);
+}
+
+static void swimmer_env_free(void *env) {
+  gm_env_free(&((swimmer_env *)env)->g);
+}
+
+static void swimmer_physics(void *env, const mjModel **m, mjData **d) {
+  swimmer_env *e = env;
+  *m = e->sh->g.m;
+  *d = e->g.d;
+}
+
+/*---------------------------------- Observation, distance -----------------------------------------*/
+
+/* _get_obs: concatenate((qpos[2:] or qpos), qvel). */
+static void swimmer_obs(const swimmer_env *e, double *obs) {
+  const mjModel *m = e->sh->g.m;
+  const mjData *d = e->g.d;
+  int k = 0;
+  for (int i = 2 * e->sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
+}
+
+/* np.linalg.norm(xy, ord=2) of a 1-d float64 pair: sqrt(xy.dot(xy)); numpy's dot is BLAS ddot,
+   whose scalar loop is dot = 0.0; dot += x * x; dot += y * y (no fused multiply-add). */
+static double swimmer_norm2(double x, double y) {
+  double dot = 0.0;
+  dot += x * x;
+  dot += y * y;
+  return sqrt(dot);
+}
+
+/*---------------------------------- Reset and step ------------------------------------------------*/
+
+static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  swimmer_env *e = env;
+  const gm_shared *g = &e->sh->g;
+  mjData *d = e->g.d;
+  gm_reset_begin(&e->g);
+  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
+  gm_set_state_done(&e->g);
+  swimmer_obs(e, out->obs);
+  gm_info(out, SWM_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  gm_info(out, SWM_Y_POSITION, d->qpos[1]);
+  gm_info(out, SWM_DISTANCE, swimmer_norm2(d->qpos[0], d->qpos[1]));
+}
+
+static void swimmer_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
+                         const mdv_out *out) {
+  (void)rng;
+  swimmer_env *e = env;
+  const swimmer_shared *sh = e->sh;
+  mjData *d = e->g.d;
+
+  double x_before = d->qpos[0], y_before = d->qpos[1];
+  gm_do_simulation(&e->g, action);
+  double x_after = d->qpos[0], y_after = d->qpos[1];
+  double x_velocity = (x_after - x_before) / sh->g.dt;
+  double y_velocity = (y_after - y_before) / sh->g.dt;
+
+  swimmer_obs(e, out->obs);
+
+  /* _get_rew */
+  double forward_reward = sh->forward_reward_weight * x_velocity;
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight,
+                                 gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  *out->reward = forward_reward - ctrl_cost;
+
+  *out->terminated = 0;
+  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+
+  gm_info(out, SWM_X_POSITION, x_after);
+  gm_info(out, SWM_Y_POSITION, y_after);
+  gm_info(out, SWM_DISTANCE, swimmer_norm2(x_after, y_after));
+  gm_info(out, SWM_X_VELOCITY, x_velocity);
+  gm_info(out, SWM_Y_VELOCITY, y_velocity);
+  gm_info(out, SWM_REWARD_FORWARD, forward_reward);
+  gm_info(out, SWM_REWARD_CTRL, -ctrl_cost);
+}
+
+/*---------------------------------- The task ------------------------------------------------------*/
+
+const mdv_task mdv_task_swimmer_v5 = {
+  .name = "Swimmer-v5",
+  .summary = "Gymnasium's Swimmer-v5 (swimmer_v5.py), bit for bit, on its own swimmer.xml",
+  .options = swimmer_options,
+  .n_options = SWM_N_OPTIONS,
+  .constants = NULL,
+  .n_constants = 0,
+  .create = swimmer_create,
+  .destroy = swimmer_destroy,
+  .env_init = swimmer_env_init,
+  .env_free = swimmer_env_free,
+  .reset = swimmer_reset,
+  .step = swimmer_step,
+  .physics = swimmer_physics,
+};
