@@ -497,3 +497,41 @@ def test_render_without_gl_is_a_clear_error():
     out = subprocess.run([sys.executable, "-c", NO_GL_SCRIPT], capture_output=True, text=True,
                          env=_env(MUJOCO_GL="disable"), timeout=300)
     assert "NOGL_OK" in out.stdout, (out.stdout + out.stderr)[-3000:]
+
+
+# ------------------------------------------------------------------ another task through the same classes
+def _hopper_or_skip() -> str:
+    import mdvec
+
+    if "Hopper-v5" not in mdvec.task_names() or "mdvec/Hopper-v5" not in mdvec.gym.TASKS:
+        pytest.skip("the Hopper-v5 task is not in this libmdvec")
+    return "mdvec/Hopper-v5"
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
+def test_hopper_vector_equals_sync_over_gymnasium_hopper(mode):
+    hid = _hopper_or_skip()
+    ref = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="sync", backend="reference",
+                             vector_kwargs={"autoreset_mode": mode})
+    got = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="vector_entry_point", autoreset_mode=mode, threads=2)
+    result = contract.Result("hopper")
+    contract.compare_vector_envs(ref, got, contract.vector_script(4, 7), result, actions_seed=3)
+    assert result.identical, result.first_mismatch
+    assert result.episodes > 0 and result.info_values > 500
+
+
+def test_hopper_single_env_equals_gymnasium_hopper_with_types():
+    hid = _hopper_or_skip()
+    c, r = gymnasium.make(hid, reset_noise_scale=0.1), gymnasium.make(hid, backend="reference", reset_noise_scale=0.1)
+    a, b = c.reset(seed=3), r.reset(seed=3)
+    assert contract.same_array(a[0], b[0]) and set(a[1]) == set(b[1])
+    assert all(contract.same_value(a[1][k], b[1][k]) for k in a[1])
+    rng = np.random.default_rng(0)
+    for t in range(200):
+        act = rng.uniform(-1, 1, 3)
+        act = act.astype(np.float32) if t % 2 else act
+        x, y = c.step(act), r.step(act)
+        assert same_step_result(x, y), t
+        if x[2] or x[3]:
+            c.reset()
+            r.reset()

@@ -32,13 +32,14 @@ class TaskEntry:
     render_fps: int | None = 50
     max_episode_steps: int | None = None  # the registration's (gymnasium.make adds a TimeLimit); None for the duck
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
-    numpy_info: bool = False  # single env info floats as np.float64 (Gymnasium's MuJoCo envs) or Python float
+    numpy_info: bool = False  # single env reward and info floats as np.float64 (Gymnasium's MuJoCo envs) or Python float
     python_float_info: tuple[str, ...] = ()  # with numpy_info: keys whose value is a Python float
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
         if backend == "c":
-            return CCore(self.task, seed, self.task_options(options), self.info_type)
+            return CCore(self.task, seed, self.task_options(options), self.info_type,
+                         np.float64 if self.numpy_info else float)
         if isinstance(self.reference, str):
             return GymReferenceCore(gymnasium.make(self.reference, **options), seed)
         core = self.reference(seed, **options)

@@ -44,7 +44,8 @@ class CCore:
     """One env of the C task (an ``mdvec.VecEnv`` of one env, autoreset disabled)."""
 
     def __init__(self, task: str, seed: int, options: dict[str, Any],
-                 info_type: Callable[[str, Any], Callable[[Any], Any]] | None = None) -> None:
+                 info_type: Callable[[str, Any], Callable[[Any], Any]] | None = None,
+                 reward_type: Callable[[Any], Any] = float) -> None:
         from ..vecenv import VecEnv
 
         self.venv = VecEnv(1, seed=seed, threads=1, task=task, autoreset_mode="disabled", **options)
@@ -57,6 +58,7 @@ class CCore:
         self._step_fields = [(k, n, d) for k, n, d, w in fields if w & STEP]
         self._reset_fields = [(k, n, d) for k, n, d, w in fields if w & RESET]
         self._info_type = info_type or _python_type
+        self._reward_type = reward_type
         self._types: dict[tuple[str, Any], Callable[[Any], Any]] = {}
         self._model: Any = None
         self._data: Any = None
@@ -80,7 +82,8 @@ class CCore:
         self.venv.step_into_buffers(action.reshape(1, -1))
         b = self._buf
         info = self._info(b["info"], self._step_fields, action.dtype)
-        return b["obs"][0].copy(), float(b["reward"][0]), bool(b["terminated"][0]), bool(b["truncated"][0]), info
+        return (b["obs"][0].copy(), self._reward_type(b["reward"][0]), bool(b["terminated"][0]),
+                bool(b["truncated"][0]), info)
 
     def physics(self) -> tuple[Any, Any]:
         import mujoco
