@@ -11,8 +11,8 @@
  *           terminated); reward = alive_bonus - dist_penalty - vel_penalty; truncated by TimeLimit.
  *           The action costs nothing.
  *   obs:    concatenate([qpos[:1], sin(qpos[1:]), cos(qpos[1:]), clip(qvel, -10, 10),
- *           clip(qfrc_constraint, -10, 10)[:1]]), float64 (numpy's float64 sin/cos are libm's on
- *           x86-64 without AVX-512; with AVX-512 numpy may use its own SIMD sin/cos).
+ *           clip(qfrc_constraint, -10, 10)[:1]]), float64 (numpy's float64 np.sin/np.cos loops
+ *           call libm's sin/cos, as this does: checked on an AVX2 x86-64).
  *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel +
  *           standard_normal(nv) * s (qpos draws first); set_state (mj_forward).
  *   info:   step: reward_survive (a Python float), distance_penalty, velocity_penalty (np.float64);
