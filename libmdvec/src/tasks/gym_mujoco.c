@@ -211,3 +211,11 @@ double gm_weak_mul(double w, double x, int dtype) {
   if (dtype == MDVEC_DTYPE_F32) return (double)((float)w * (float)x);
   return w * x;
 }
+
+/*---------------------------------- np.linalg.norm ------------------------------------------------*/
+
+double gm_np_norm(const double *x, int n) {
+  double dot = 0.0;  /* OpenBLAS ddot (Haswell kernel, n < 16): dot += y[i] * x[i], no FMA */
+  for (int i = 0; i < n; i++) dot += x[i] * x[i];
+  return sqrt(0.0 + dot);  /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
+}

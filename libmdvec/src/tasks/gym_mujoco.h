@@ -40,6 +40,26 @@
 enum { GM_OPT_XML_FILE, GM_OPT_FRAME_SKIP, GM_OPT_MAX_EPISODE_STEPS, GM_OPT_RESET_NOISE_SCALE,
        GM_N_OPTIONS };
 
+/* The first three GM_OPTIONS entries, for a v5 task without the reset_noise_scale option (Reacher,
+ * Pusher: their reset noise is fixed): such a task passes gm_create a copy of its first three values
+ * followed by a reset_noise_scale of 0 (gm_fixed_noise_options). */
+#define GM_OPTIONS_FIXED_NOISE(xml, skip, steps)                                                    \
+  {"xml_file", MDVEC_OPT_STRING, xml, 0.0, 0.0, NULL,                                               \
+   "MJCF model path (a bare name is Gymnasium's assets/<name>: the Python binding resolves it)"},   \
+  {"frame_skip", MDVEC_OPT_INT, skip, 1.0, 1e6, NULL,                                               \
+   "MuJoCo steps per env step; dt = opt.timestep * frame_skip"},                                    \
+  {"max_episode_steps", MDVEC_OPT_INT, steps, 0.0, 2147483647.0, NULL,                              \
+   "TimeLimit: truncated once this many steps were taken since reset (0: never)"}
+
+enum { GM_N_FIXED_NOISE_OPTIONS = GM_OPT_RESET_NOISE_SCALE };
+
+/* Fill g[GM_N_OPTIONS] for gm_create from the GM_OPTIONS_FIXED_NOISE values opts[0..2] and a
+ * reset_noise_scale of 0. */
+static inline void gm_fixed_noise_options(mdv_value g[GM_N_OPTIONS], const mdv_value *opts) {
+  for (int k = 0; k < GM_N_FIXED_NOISE_OPTIONS; k++) g[k] = opts[k];
+  g[GM_OPT_RESET_NOISE_SCALE] = (mdv_value){{0, 0}, {0.0, 0.0}, NULL, 0};
+}
+
 /*---------------------------------- Shared part and env -----------------------------------------*/
 
 typedef struct gm_shared_ {  /* one configured v5 task; the first member of the task's shared struct */
@@ -114,6 +134,17 @@ double gm_sum_square(const double *a, int n, int dtype);
 /* w * x for a Python float w and a numpy scalar x of dtype: under NEP 50 w is cast to float32 (inf
  * past FLT_MAX) and the product rounded to float32 when dtype is MDVEC_DTYPE_F32; else w * x. */
 double gm_weak_mul(double w, double x, int dtype);
+
+/* np.linalg.norm(x) (= norm(x, ord=2)) of a contiguous float64 vector of n < 16 elements (Ant and
+ * Humanoid's distance_from_origin, Reacher's and Pusher's distances): sqrt(x.dot(x)), where numpy's
+ * dot calls OpenBLAS's cblas_ddot, whose kernel OpenBLAS picks per CPU. Its Haswell kernel (also used
+ * on Zen; the one numpy 2.4's scipy-openblas 0.3.31 picks on an AVX2 x86-64 without AVX-512) sums
+ * x[i] * x[i] left to right from 0.0 without FMA below 16 elements: that is what this returns
+ * (checked against numpy for n = 2 and 3 by tests/py/test_v5_b.py). CPU-dependent, so not numpy's on
+ * every machine: OpenBLAS's SkylakeX kernel (AVX-512 CPUs) accumulates with FMA and its Prescott
+ * kernel sums (x0^2 + x2^2) + x1^2 for n = 3; each differs from this in the last bit for a few
+ * percent of vectors. */
+double gm_np_norm(const double *x, int n);
 
 /* Copy the env's info field value v into info field k of out (info[k * stride]). */
 static inline void gm_info(const mdv_out *out, int k, double v) { out->info[(size_t)k * out->stride] = v; }
