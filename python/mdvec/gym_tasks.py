@@ -40,6 +40,7 @@ class GymTask:
     int_options: tuple[str, ...]
     python_float_info: tuple[str, ...] = ()  # info keys whose value is a Python float (not np.float64)
     render_fps: int | None = None  # metadata["render_fps"] with the default model and frame_skip: round(1 / dt)
+    index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
     # MujocoEnv keywords that only concern rendering (no effect on the simulation); the C task has none.
     render_kwargs: tuple[str, ...] = ("render_mode", "width", "height", "camera_id", "camera_name",
                                       "default_camera_config", "max_geom", "visual_options")
@@ -92,6 +93,53 @@ GYM_TASKS: dict[str, GymTask] = {
         float_options=("healthy_reward", "reset_noise_scale"), range_options=(), bool_options=(),
         int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
         python_float_info=("reward_survive",),  # healthy_reward * int(not terminated)
+    ),
+    "Ant-v5": GymTask(
+        task="Ant-v5", env_id="mdvec/Ant-v5", gym_id="Ant-v5", xml_file="ant.xml",
+        max_episode_steps=1000, reward_threshold=6000.0,
+        float_options=("forward_reward_weight", "ctrl_cost_weight", "contact_cost_weight", "healthy_reward",
+                       "reset_noise_scale"),
+        range_options=("healthy_z_range", "contact_force_range"),
+        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation",
+                      "include_cfrc_ext_in_observation"),
+        int_options=("frame_skip",),
+        render_fps=20,  # dt = 0.01 * 5
+        index_or_name_options=("main_body",),  # data.body(main_body): an index or a body name
+    ),  # reward_survive: np.bool_ * float, an np.float64
+    "Humanoid-v5": GymTask(
+        task="Humanoid-v5", env_id="mdvec/Humanoid-v5", gym_id="Humanoid-v5", xml_file="humanoid.xml",
+        max_episode_steps=1000, reward_threshold=None,
+        float_options=("forward_reward_weight", "ctrl_cost_weight", "contact_cost_weight", "healthy_reward",
+                       "reset_noise_scale"),
+        range_options=("contact_cost_range", "healthy_z_range"),
+        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation",
+                      "include_cinert_in_observation", "include_cvel_in_observation",
+                      "include_qfrc_actuator_in_observation", "include_cfrc_ext_in_observation"),
+        int_options=("frame_skip",),
+        render_fps=67,  # dt = 0.003 * 5
+    ),  # info tendon_length/tendon_velocity (arrays in Gymnasium) are the C fields "tendon_length[k]", ...
+    "HumanoidStandup-v5": GymTask(
+        task="HumanoidStandup-v5", env_id="mdvec/HumanoidStandup-v5", gym_id="HumanoidStandup-v5",
+        xml_file="humanoidstandup.xml", max_episode_steps=1000, reward_threshold=None,
+        float_options=("uph_cost_weight", "ctrl_cost_weight", "impact_cost_weight", "reset_noise_scale"),
+        range_options=("impact_cost_range",),
+        bool_options=("exclude_current_positions_from_observation", "include_cinert_in_observation",
+                      "include_cvel_in_observation", "include_qfrc_actuator_in_observation",
+                      "include_cfrc_ext_in_observation"),
+        int_options=("frame_skip",),
+        render_fps=67,  # dt = 0.003 * 5
+    ),
+    "Reacher-v5": GymTask(
+        task="Reacher-v5", env_id="mdvec/Reacher-v5", gym_id="Reacher-v5", xml_file="reacher.xml",
+        max_episode_steps=50, reward_threshold=-3.75,
+        float_options=("reward_dist_weight", "reward_control_weight"), range_options=(), bool_options=(),
+        int_options=("frame_skip",), render_fps=50,  # dt = 0.01 * 2
+    ),
+    "Pusher-v5": GymTask(
+        task="Pusher-v5", env_id="mdvec/Pusher-v5", gym_id="Pusher-v5", xml_file="pusher_v5.xml",
+        max_episode_steps=100, reward_threshold=0.0,
+        float_options=("reward_near_weight", "reward_dist_weight", "reward_control_weight"), range_options=(),
+        bool_options=(), int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
     ),
 }
 
@@ -184,4 +232,7 @@ def resolve_options(task: str, options: dict[str, Any]) -> dict[str, Any]:
                 if not isinstance(end, numbers.Real) or isinstance(end, bool):
                     raise TypeError(f"{name}: expected a pair (lo, hi) of numbers, got {value!r}")
             out[name] = (float(lo), float(hi))
+    for name in spec.index_or_name_options:
+        if name in out and isinstance(out[name], numbers.Integral):
+            out[name] = str(int(out[name]))
     return out

@@ -10,6 +10,11 @@ extern const mdv_task mdv_task_half_cheetah_v5;
 extern const mdv_task mdv_task_swimmer_v5;
 extern const mdv_task mdv_task_inverted_pendulum_v5;
 extern const mdv_task mdv_task_inverted_double_pendulum_v5;
+extern const mdv_task mdv_task_ant_v5;
+extern const mdv_task mdv_task_humanoid_v5;
+extern const mdv_task mdv_task_humanoid_standup_v5;
+extern const mdv_task mdv_task_reacher_v5;
+extern const mdv_task mdv_task_pusher_v5;
 
 const mdv_task *const mdv_tasks[] = {
   &mdv_task_duck,  /* the default task: the first entry */
@@ -19,6 +24,11 @@ const mdv_task *const mdv_tasks[] = {
   &mdv_task_swimmer_v5,
   &mdv_task_inverted_pendulum_v5,
   &mdv_task_inverted_double_pendulum_v5,
+  &mdv_task_ant_v5,
+  &mdv_task_humanoid_v5,
+  &mdv_task_humanoid_standup_v5,
+  &mdv_task_reacher_v5,
+  &mdv_task_pusher_v5,
   NULL,
 };
 

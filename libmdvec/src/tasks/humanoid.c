@@ -1,0 +1,341 @@
+/* humanoid.c: Gymnasium's Humanoid-v5, bit for bit (gymnasium/envs/mujoco/humanoid_v5.py, HumanoidEnv).
+ *
+ * The model is Gymnasium's own humanoid.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * Every expression below is the numpy / Python one of humanoid_v5.py, in its order and dtype:
+ *   step:   xy_before = mass_center; do_simulation (mj_rnePostConstraint fills cfrc_ext);
+ *           xy_velocity = (mass_center - xy_before) / dt;
+ *           forward_reward = forward_reward_weight * x_velocity;
+ *           healthy_reward = is_healthy * healthy_reward (np.bool_ * float: an np.float64, 0.0 * w
+ *           when not healthy); rewards = forward_reward + healthy_reward;
+ *           ctrl_cost = ctrl_cost_weight * np.sum(np.square(data.ctrl)) (data.ctrl, not the action:
+ *           float64 whatever the action's dtype);
+ *           contact_cost = np.clip(contact_cost_weight * np.sum(np.square(cfrc_ext)), lo, hi) (pairwise
+ *           over all nbody x 6 values; scalar clip); reward = rewards - (ctrl_cost + contact_cost);
+ *           terminated = not is_healthy and terminate_when_unhealthy.
+ *   mass_center: np.einsum("b,bj->j", body_mass, xipos) / body_mass.sum(), [0:2]: einsum sums
+ *           body_mass[b] * xipos[b, j] over b left to right from 0.0 (checked against numpy for
+ *           1..200 bodies), the denominator is numpy's pairwise sum.
+ *   health: lo < qpos[2] < hi (strict; a NaN is unhealthy).
+ *   obs:    concatenate(qpos[2:] (or qpos), qvel, cinert[1:], cvel[1:], qfrc_actuator[6:],
+ *           cfrc_ext[1:]) (each of the last four unless its include_*_in_observation is False).
+ *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv)
+ *           (qpos draws first); set_state (mj_forward).
+ *   info:   step: x_position, y_position, tendon_length, tendon_velocity, distance_from_origin
+ *           (np.linalg.norm(qpos[0:2]): gm_np_norm), x_velocity, y_velocity, reward_survive,
+ *           reward_forward, reward_ctrl, reward_contact (all np.float64); reset (_get_reset_info):
+ *           x_position, y_position, tendon_length, tendon_velocity, distance_from_origin.
+ *           tendon_length and tendon_velocity are arrays (ntendon,) in Gymnasium; an info field is one
+ *           number per env, so they are the fields "tendon_length[k]" and "tendon_velocity[k]",
+ *           k = 0 .. ntendon - 1 (none for a model without tendons, where Gymnasium gives empty arrays).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gym_mujoco.h"
+#include "npmath.h"
+
+/*---------------------------------- Options -------------------------------------------------------*/
+
+enum {
+  HUM_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS,
+  HUM_CTRL_COST_WEIGHT,
+  HUM_CONTACT_COST_WEIGHT,
+  HUM_CONTACT_COST_RANGE,
+  HUM_HEALTHY_REWARD,
+  HUM_TERMINATE_WHEN_UNHEALTHY,
+  HUM_HEALTHY_Z_RANGE,
+  HUM_EXCLUDE_CURRENT_POSITIONS,
+  HUM_INCLUDE_CINERT,
+  HUM_INCLUDE_CVEL,
+  HUM_INCLUDE_QFRC_ACTUATOR,
+  HUM_INCLUDE_CFRC_EXT,
+  HUM_N_OPTIONS
+};
+
+static const mdv_option_decl humanoid_options[HUM_N_OPTIONS] = {
+  GM_OPTIONS("humanoid.xml", "5", "1000", "0.01"),
+  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.25", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of the centre of mass's x velocity in the reward (reward_forward)"},
+  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of sum(ctrl**2) subtracted from the reward (-reward_ctrl)"},
+  {"contact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of sum(cfrc_ext**2) in the contact cost (-reward_contact)"},
+  {"contact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "the contact cost is clipped to [lo, hi]"},
+  {"healthy_reward", MDVEC_OPT_DOUBLE, "5.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "reward of each step that ends healthy (reward_survive)"},
+  {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "terminate when the humanoid is unhealthy"},
+  {"healthy_z_range", MDVEC_OPT_RANGE, "1.0,2.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "healthy when lo < qpos[2] (torso height) < hi"},
+  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "leave qpos[0:2] (x, y) out of the observation"},
+  {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cinert[1:] (10 per body) to the observation"},
+  {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cvel[1:] (6 per body) to the observation"},
+  {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append qfrc_actuator[6:] to the observation"},
+  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cfrc_ext[1:] (6 per body) to the observation"},
+};
+
+/*---------------------------------- Info fields ---------------------------------------------------*/
+
+/* Fields before the tendons, the tendons (2 * ntendon), then the rest; built per model in create. */
+enum { HUM_X_POSITION, HUM_Y_POSITION, HUM_N_HEAD };
+enum { HUM_DISTANCE, HUM_X_VELOCITY, HUM_Y_VELOCITY, HUM_REWARD_SURVIVE, HUM_REWARD_FORWARD,
+       HUM_REWARD_CTRL, HUM_REWARD_CONTACT, HUM_N_TAIL };
+
+static const mdv_field humanoid_head[HUM_N_HEAD] = {
+  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+};
+static const mdv_field humanoid_tail[HUM_N_TAIL] = {
+  {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_ctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+};
+
+/*---------------------------------- Shared part and env -------------------------------------------*/
+
+typedef struct humanoid_shared_ {
+  gm_shared g;
+  double forward_reward_weight, ctrl_cost_weight, contact_cost_weight, contact_lo, contact_hi;
+  double healthy_reward;
+  int terminate_when_unhealthy;
+  double z_lo, z_hi;
+  int exclude, cinert, cvel, qfrc_actuator, cfrc_ext;  /* observation parts */
+  double mass_sum;       /* model.body_mass.sum() */
+  int ntendon;           /* tendon fields start at HUM_N_HEAD */
+  mdv_field *info;       /* (n_info) the fields */
+  char *names;           /* storage of the tendon field names */
+} humanoid_shared;
+
+typedef struct humanoid_env_ {
+  gm_env g;
+  const humanoid_shared *sh;
+  double *scratch;  /* (nbody * 6) squares of cfrc_ext */
+} humanoid_env;
+
+static void humanoid_destroy(void *shared) {
+  humanoid_shared *sh = shared;
+  if (!sh) return;
+  gm_destroy(&sh->g);
+  free(sh->info);
+  free(sh->names);
+  free(sh);
+}
+
+static int humanoid_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  *shared = NULL;
+  humanoid_shared *sh = calloc(1, sizeof *sh);
+  if (!sh) {
+    snprintf(err, n, "Humanoid-v5: out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  int rc = gm_create(&sh->g, "Humanoid-v5", opts, err, n);
+  if (rc != MDVEC_OK) {
+    free(sh);
+    return rc;
+  }
+  const mjModel *m = sh->g.m;
+  if (m->nq < 3) {  /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
+    snprintf(err, n, "Humanoid-v5: the model '%s' has nq = %d; Humanoid-v5 reads qpos[0:3] (x, y, z)",
+             sh->g.path, (int)m->nq);
+    humanoid_destroy(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  sh->forward_reward_weight = opts[HUM_FORWARD_REWARD_WEIGHT].d[0];
+  sh->ctrl_cost_weight = opts[HUM_CTRL_COST_WEIGHT].d[0];
+  sh->contact_cost_weight = opts[HUM_CONTACT_COST_WEIGHT].d[0];
+  sh->contact_lo = opts[HUM_CONTACT_COST_RANGE].d[0];
+  sh->contact_hi = opts[HUM_CONTACT_COST_RANGE].d[1];
+  sh->healthy_reward = opts[HUM_HEALTHY_REWARD].d[0];
+  sh->terminate_when_unhealthy = opts[HUM_TERMINATE_WHEN_UNHEALTHY].i[0] != 0;
+  sh->z_lo = opts[HUM_HEALTHY_Z_RANGE].d[0];
+  sh->z_hi = opts[HUM_HEALTHY_Z_RANGE].d[1];
+  sh->exclude = opts[HUM_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
+  sh->cinert = opts[HUM_INCLUDE_CINERT].i[0] != 0;
+  sh->cvel = opts[HUM_INCLUDE_CVEL].i[0] != 0;
+  sh->qfrc_actuator = opts[HUM_INCLUDE_QFRC_ACTUATOR].i[0] != 0;
+  sh->cfrc_ext = opts[HUM_INCLUDE_CFRC_EXT].i[0] != 0;
+  sh->mass_sum = mdv_np_sum(m->body_mass, (int)m->nbody);
+
+  /* The info fields: x_position, y_position, tendon_length[k], tendon_velocity[k], the rest. */
+  sh->ntendon = (int)m->ntendon;
+  int n_info = HUM_N_HEAD + 2 * sh->ntendon + HUM_N_TAIL;
+  size_t name_size = 32;
+  sh->info = calloc((size_t)n_info, sizeof *sh->info);
+  sh->names = malloc(name_size * (size_t)(2 * sh->ntendon > 0 ? 2 * sh->ntendon : 1));
+  if (!sh->info || !sh->names) {
+    snprintf(err, n, "Humanoid-v5: out of memory");
+    humanoid_destroy(sh);
+    return MDVEC_ERR_NOMEM;
+  }
+  memcpy(sh->info, humanoid_head, sizeof humanoid_head);
+  for (int k = 0; k < 2 * sh->ntendon; k++) {
+    char *name = sh->names + name_size * (size_t)k;
+    snprintf(name, name_size, "%s[%d]", k < sh->ntendon ? "tendon_length" : "tendon_velocity",
+             k % sh->ntendon);
+    sh->info[HUM_N_HEAD + k] = (mdv_field){name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET};
+  }
+  memcpy(sh->info + HUM_N_HEAD + 2 * sh->ntendon, humanoid_tail, sizeof humanoid_tail);
+
+  gm_fill_spec(&sh->g, spec);
+  int nbody1 = (int)m->nbody - 1;
+  spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 10 * nbody1 * sh->cinert + 6 * nbody1 * sh->cvel +
+                  (m->nv > 6 ? (int)m->nv - 6 : 0) * sh->qfrc_actuator + 6 * nbody1 * sh->cfrc_ext;
+  spec->n_info = n_info;
+  spec->info = sh->info;
+  spec->env_size = sizeof(humanoid_env);
+  *shared = sh;
+  return MDVEC_OK;
+}
+
+static int humanoid_env_init(void *env, const void *shared, char *err, size_t n) {
+  humanoid_env *e = env;
+  e->sh = shared;
+  e->scratch = malloc(sizeof(double) * 6 * (size_t)e->sh->g.m->nbody);
+  if (!e->scratch) {
+    snprintf(err, n, "out of memory for one env's contact forces");
+    return -1;
+  }
+  return gm_env_init(&e->g, &e->sh->g, err, n);
+}
+
+static void humanoid_env_free(void *env) {
+  humanoid_env *e = env;
+  gm_env_free(&e->g);
+  free(e->scratch);
+  e->scratch = NULL;
+}
+
+static void humanoid_physics(void *env, const mjModel **m, mjData **d) {
+  humanoid_env *e = env;
+  *m = e->sh->g.m;
+  *d = e->g.d;
+}
+
+/*---------------------------------- Observation, centre of mass, info ------------------------------*/
+
+/* _get_obs: concatenate(qpos[2:] or qpos, qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:]). */
+static void humanoid_obs(const humanoid_env *e, double *obs) {
+  const humanoid_shared *sh = e->sh;
+  const mjModel *m = sh->g.m;
+  const mjData *d = e->g.d;
+  int k = 0, nb = (int)m->nbody;
+  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
+  if (sh->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
+  if (sh->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
+  if (sh->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
+  if (sh->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
+}
+
+/* mass_center: (np.einsum("b,bj->j", body_mass, xipos) / body_mass.sum())[0:2]. */
+static void humanoid_mass_center(const humanoid_env *e, double xy[2]) {
+  const mjModel *m = e->sh->g.m;
+  const mjData *d = e->g.d;
+  for (int j = 0; j < 2; j++) {
+    double num = 0.0;
+    for (int b = 0; b < m->nbody; b++) num += m->body_mass[b] * d->xipos[3 * b + j];
+    xy[j] = num / e->sh->mass_sum;
+  }
+}
+
+/* x_position, y_position, tendon_length, tendon_velocity, distance_from_origin (step and reset). */
+static void humanoid_position_info(const humanoid_env *e, const mdv_out *out) {
+  const mjData *d = e->g.d;
+  int nt = e->sh->ntendon;
+  gm_info(out, HUM_X_POSITION, d->qpos[0]);
+  gm_info(out, HUM_Y_POSITION, d->qpos[1]);
+  for (int k = 0; k < nt; k++) {
+    gm_info(out, HUM_N_HEAD + k, d->ten_length[k]);
+    gm_info(out, HUM_N_HEAD + nt + k, d->ten_velocity[k]);
+  }
+  gm_info(out, HUM_N_HEAD + 2 * nt + HUM_DISTANCE, gm_np_norm(d->qpos, 2));
+}
+
+/*---------------------------------- Reset and step ------------------------------------------------*/
+
+static void humanoid_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  humanoid_env *e = env;
+  const gm_shared *g = &e->sh->g;
+  mjData *d = e->g.d;
+  gm_reset_begin(&e->g);
+  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
+  gm_set_state_done(&e->g);
+  humanoid_obs(e, out->obs);
+  humanoid_position_info(e, out);  /* _get_reset_info */
+}
+
+static void humanoid_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
+                          const mdv_out *out) {
+  (void)rng;
+  (void)action_dtype;  /* the costs read data.ctrl (float64) */
+  humanoid_env *e = env;
+  const humanoid_shared *sh = e->sh;
+  const mjModel *m = sh->g.m;
+  mjData *d = e->g.d;
+
+  double before[2], after[2];
+  humanoid_mass_center(e, before);
+  gm_do_simulation(&e->g, action);
+  humanoid_mass_center(e, after);
+  double x_velocity = (after[0] - before[0]) / sh->g.dt;
+  double y_velocity = (after[1] - before[1]) / sh->g.dt;
+
+  humanoid_obs(e, out->obs);
+
+  /* _get_rew */
+  double forward_reward = sh->forward_reward_weight * x_velocity;
+  double z = d->qpos[2];
+  int is_healthy = sh->z_lo < z && z < sh->z_hi;
+  double healthy_reward = (double)is_healthy * sh->healthy_reward;
+  double rewards = forward_reward + healthy_reward;
+  double ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
+  int nf = 6 * (int)m->nbody;
+  for (int i = 0; i < nf; i++) e->scratch[i] = mdv_np_square(d->cfrc_ext[i]);
+  double contact_cost = sh->contact_cost_weight * mdv_np_sum(e->scratch, nf);
+  contact_cost = mdv_np_clip(contact_cost, sh->contact_lo, sh->contact_hi);
+  double costs = ctrl_cost + contact_cost;
+  *out->reward = rewards - costs;
+
+  *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);
+  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+
+  int t = HUM_N_HEAD + 2 * sh->ntendon;
+  humanoid_position_info(e, out);
+  gm_info(out, t + HUM_X_VELOCITY, x_velocity);
+  gm_info(out, t + HUM_Y_VELOCITY, y_velocity);
+  gm_info(out, t + HUM_REWARD_SURVIVE, healthy_reward);
+  gm_info(out, t + HUM_REWARD_FORWARD, forward_reward);
+  gm_info(out, t + HUM_REWARD_CTRL, -ctrl_cost);
+  gm_info(out, t + HUM_REWARD_CONTACT, -contact_cost);
+}
+
+/*---------------------------------- The task ------------------------------------------------------*/
+
+const mdv_task mdv_task_humanoid_v5 = {
+  .name = "Humanoid-v5",
+  .summary = "Gymnasium's Humanoid-v5 (humanoid_v5.py), bit for bit, on its own humanoid.xml",
+  .options = humanoid_options,
+  .n_options = HUM_N_OPTIONS,
+  .constants = NULL,
+  .n_constants = 0,
+  .create = humanoid_create,
+  .destroy = humanoid_destroy,
+  .env_init = humanoid_env_init,
+  .env_free = humanoid_env_free,
+  .reset = humanoid_reset,
+  .step = humanoid_step,
+  .physics = humanoid_physics,
+};

@@ -1,0 +1,287 @@
+/* humanoid_standup.c: Gymnasium's HumanoidStandup-v5, bit for bit (gymnasium/envs/mujoco/
+ * humanoidstandup_v5.py, HumanoidStandupEnv).
+ *
+ * The model is Gymnasium's own humanoidstandup.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * Every expression below is the numpy / Python one of humanoidstandup_v5.py, in its order and dtype:
+ *   step:   do_simulation (mj_rnePostConstraint fills cfrc_ext); pos_after = qpos[2];
+ *           uph_cost = (pos_after - 0) / model.opt.timestep (the timestep, not dt; uph_cost_weight is
+ *           accepted and, as in Gymnasium, not used);
+ *           quad_ctrl_cost = ctrl_cost_weight * np.square(data.ctrl).sum() (data.ctrl: float64 whatever
+ *           the action's dtype); quad_impact_cost = np.clip(impact_cost_weight *
+ *           np.square(cfrc_ext).sum(), lo, hi) (pairwise over all nbody x 6 values; scalar clip);
+ *           reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1; never terminated.
+ *   obs:    concatenate(qpos[2:] (or qpos), qvel, cinert[1:], cvel[1:], qfrc_actuator[6:],
+ *           cfrc_ext[1:]) (each of the last four unless its include_*_in_observation is False).
+ *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv)
+ *           (qpos draws first); set_state (mj_forward).
+ *   info:   step: x_position, y_position, z_distance_from_origin (qpos[2] - init_qpos[2]),
+ *           tendon_length, tendon_velocity, reward_linup, reward_quadctrl, reward_impact (all
+ *           np.float64); reset (_get_reset_info): x_position, y_position, z_distance_from_origin,
+ *           tendon_length, tendon_velocity. The tendon arrays (ntendon,) are the fields
+ *           "tendon_length[k]" and "tendon_velocity[k]", k = 0 .. ntendon - 1 (as in humanoid.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gym_mujoco.h"
+#include "npmath.h"
+
+/*---------------------------------- Options -------------------------------------------------------*/
+
+enum {
+  HSU_UPH_COST_WEIGHT = GM_N_OPTIONS,
+  HSU_CTRL_COST_WEIGHT,
+  HSU_IMPACT_COST_WEIGHT,
+  HSU_IMPACT_COST_RANGE,
+  HSU_EXCLUDE_CURRENT_POSITIONS,
+  HSU_INCLUDE_CINERT,
+  HSU_INCLUDE_CVEL,
+  HSU_INCLUDE_QFRC_ACTUATOR,
+  HSU_INCLUDE_CFRC_EXT,
+  HSU_N_OPTIONS
+};
+
+static const mdv_option_decl standup_options[HSU_N_OPTIONS] = {
+  GM_OPTIONS("humanoidstandup.xml", "5", "1000", "0.01"),
+  {"uph_cost_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "accepted and unused, as in Gymnasium's HumanoidStandup-v5 (reward_linup is unweighted)"},
+  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of sum(ctrl**2) subtracted from the reward (-reward_quadctrl)"},
+  {"impact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
+   "weight of sum(cfrc_ext**2) in the impact cost (-reward_impact)"},
+  {"impact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
+   "the impact cost is clipped to [lo, hi]"},
+  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "leave qpos[0:2] (x, y) out of the observation"},
+  {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cinert[1:] (10 per body) to the observation"},
+  {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cvel[1:] (6 per body) to the observation"},
+  {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append qfrc_actuator[6:] to the observation"},
+  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+   "append cfrc_ext[1:] (6 per body) to the observation"},
+};
+
+/*---------------------------------- Info fields ---------------------------------------------------*/
+
+enum { HSU_X_POSITION, HSU_Y_POSITION, HSU_Z_DISTANCE, HSU_N_HEAD };
+enum { HSU_REWARD_LINUP, HSU_REWARD_QUADCTRL, HSU_REWARD_IMPACT, HSU_N_TAIL };
+
+static const mdv_field standup_head[HSU_N_HEAD] = {
+  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"z_distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+};
+static const mdv_field standup_tail[HSU_N_TAIL] = {
+  {"reward_linup", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_quadctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_impact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+};
+
+/*---------------------------------- Shared part and env -------------------------------------------*/
+
+typedef struct standup_shared_ {
+  gm_shared g;
+  double ctrl_cost_weight, impact_cost_weight, impact_lo, impact_hi;
+  int exclude, cinert, cvel, qfrc_actuator, cfrc_ext;  /* observation parts */
+  int ntendon;           /* tendon fields start at HSU_N_HEAD */
+  mdv_field *info;       /* (n_info) the fields */
+  char *names;           /* storage of the tendon field names */
+} standup_shared;
+
+typedef struct standup_env_ {
+  gm_env g;
+  const standup_shared *sh;
+  double *scratch;  /* (nbody * 6) squares of cfrc_ext */
+} standup_env;
+
+static void standup_destroy(void *shared) {
+  standup_shared *sh = shared;
+  if (!sh) return;
+  gm_destroy(&sh->g);
+  free(sh->info);
+  free(sh->names);
+  free(sh);
+}
+
+static int standup_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  *shared = NULL;
+  standup_shared *sh = calloc(1, sizeof *sh);
+  if (!sh) {
+    snprintf(err, n, "HumanoidStandup-v5: out of memory");
+    return MDVEC_ERR_NOMEM;
+  }
+  int rc = gm_create(&sh->g, "HumanoidStandup-v5", opts, err, n);
+  if (rc != MDVEC_OK) {
+    free(sh);
+    return rc;
+  }
+  const mjModel *m = sh->g.m;
+  if (m->nq < 3) {  /* the reward reads qpos[2]; the observation drops qpos[0:2] */
+    snprintf(err, n, "HumanoidStandup-v5: the model '%s' has nq = %d; HumanoidStandup-v5 reads qpos[0:3] "
+             "(x, y, z)", sh->g.path, (int)m->nq);
+    standup_destroy(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  sh->ctrl_cost_weight = opts[HSU_CTRL_COST_WEIGHT].d[0];
+  sh->impact_cost_weight = opts[HSU_IMPACT_COST_WEIGHT].d[0];
+  sh->impact_lo = opts[HSU_IMPACT_COST_RANGE].d[0];
+  sh->impact_hi = opts[HSU_IMPACT_COST_RANGE].d[1];
+  sh->exclude = opts[HSU_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
+  sh->cinert = opts[HSU_INCLUDE_CINERT].i[0] != 0;
+  sh->cvel = opts[HSU_INCLUDE_CVEL].i[0] != 0;
+  sh->qfrc_actuator = opts[HSU_INCLUDE_QFRC_ACTUATOR].i[0] != 0;
+  sh->cfrc_ext = opts[HSU_INCLUDE_CFRC_EXT].i[0] != 0;
+
+  /* The info fields: x_position, y_position, z_distance_from_origin, tendon_length[k],
+     tendon_velocity[k], the rewards. */
+  sh->ntendon = (int)m->ntendon;
+  int n_info = HSU_N_HEAD + 2 * sh->ntendon + HSU_N_TAIL;
+  size_t name_size = 32;
+  sh->info = calloc((size_t)n_info, sizeof *sh->info);
+  sh->names = malloc(name_size * (size_t)(2 * sh->ntendon > 0 ? 2 * sh->ntendon : 1));
+  if (!sh->info || !sh->names) {
+    snprintf(err, n, "HumanoidStandup-v5: out of memory");
+    standup_destroy(sh);
+    return MDVEC_ERR_NOMEM;
+  }
+  memcpy(sh->info, standup_head, sizeof standup_head);
+  for (int k = 0; k < 2 * sh->ntendon; k++) {
+    char *name = sh->names + name_size * (size_t)k;
+    snprintf(name, name_size, "%s[%d]", k < sh->ntendon ? "tendon_length" : "tendon_velocity",
+             k % sh->ntendon);
+    sh->info[HSU_N_HEAD + k] = (mdv_field){name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET};
+  }
+  memcpy(sh->info + HSU_N_HEAD + 2 * sh->ntendon, standup_tail, sizeof standup_tail);
+
+  gm_fill_spec(&sh->g, spec);
+  int nbody1 = (int)m->nbody - 1;
+  spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 10 * nbody1 * sh->cinert + 6 * nbody1 * sh->cvel +
+                  (m->nv > 6 ? (int)m->nv - 6 : 0) * sh->qfrc_actuator + 6 * nbody1 * sh->cfrc_ext;
+  spec->n_info = n_info;
+  spec->info = sh->info;
+  spec->env_size = sizeof(standup_env);
+  *shared = sh;
+  return MDVEC_OK;
+}
+
+static int standup_env_init(void *env, const void *shared, char *err, size_t n) {
+  standup_env *e = env;
+  e->sh = shared;
+  e->scratch = malloc(sizeof(double) * 6 * (size_t)e->sh->g.m->nbody);
+  if (!e->scratch) {
+    snprintf(err, n, "out of memory for one env's contact forces");
+    return -1;
+  }
+  return gm_env_init(&e->g, &e->sh->g, err, n);
+}
+
+static void standup_env_free(void *env) {
+  standup_env *e = env;
+  gm_env_free(&e->g);
+  free(e->scratch);
+  e->scratch = NULL;
+}
+
+static void standup_physics(void *env, const mjModel **m, mjData **d) {
+  standup_env *e = env;
+  *m = e->sh->g.m;
+  *d = e->g.d;
+}
+
+/*---------------------------------- Observation, info ---------------------------------------------*/
+
+/* _get_obs: concatenate(qpos[2:] or qpos, qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:]). */
+static void standup_obs(const standup_env *e, double *obs) {
+  const standup_shared *sh = e->sh;
+  const mjModel *m = sh->g.m;
+  const mjData *d = e->g.d;
+  int k = 0, nb = (int)m->nbody;
+  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
+  if (sh->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
+  if (sh->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
+  if (sh->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
+  if (sh->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
+}
+
+/* x_position, y_position, z_distance_from_origin, tendon_length, tendon_velocity (step and reset). */
+static void standup_position_info(const standup_env *e, const mdv_out *out) {
+  const mjData *d = e->g.d;
+  int nt = e->sh->ntendon;
+  gm_info(out, HSU_X_POSITION, d->qpos[0]);
+  gm_info(out, HSU_Y_POSITION, d->qpos[1]);
+  gm_info(out, HSU_Z_DISTANCE, d->qpos[2] - e->sh->g.init_qpos[2]);
+  for (int k = 0; k < nt; k++) {
+    gm_info(out, HSU_N_HEAD + k, d->ten_length[k]);
+    gm_info(out, HSU_N_HEAD + nt + k, d->ten_velocity[k]);
+  }
+}
+
+/*---------------------------------- Reset and step ------------------------------------------------*/
+
+static void standup_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  standup_env *e = env;
+  const gm_shared *g = &e->sh->g;
+  mjData *d = e->g.d;
+  gm_reset_begin(&e->g);
+  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
+  gm_set_state_done(&e->g);
+  standup_obs(e, out->obs);
+  standup_position_info(e, out);  /* _get_reset_info */
+}
+
+static void standup_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
+                         const mdv_out *out) {
+  (void)rng;
+  (void)action_dtype;  /* the costs read data.ctrl (float64) */
+  standup_env *e = env;
+  const standup_shared *sh = e->sh;
+  const mjModel *m = sh->g.m;
+  mjData *d = e->g.d;
+
+  gm_do_simulation(&e->g, action);
+  double pos_after = d->qpos[2];
+
+  /* _get_rew */
+  double uph_cost = (pos_after - 0.0) / m->opt.timestep;
+  double quad_ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
+  int nf = 6 * (int)m->nbody;
+  for (int i = 0; i < nf; i++) e->scratch[i] = mdv_np_square(d->cfrc_ext[i]);
+  double quad_impact_cost = sh->impact_cost_weight * mdv_np_sum(e->scratch, nf);
+  quad_impact_cost = mdv_np_clip(quad_impact_cost, sh->impact_lo, sh->impact_hi);
+  *out->reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1.0;
+
+  standup_obs(e, out->obs);
+  *out->terminated = 0;
+  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+
+  int t = HSU_N_HEAD + 2 * sh->ntendon;
+  standup_position_info(e, out);
+  gm_info(out, t + HSU_REWARD_LINUP, uph_cost);
+  gm_info(out, t + HSU_REWARD_QUADCTRL, -quad_ctrl_cost);
+  gm_info(out, t + HSU_REWARD_IMPACT, -quad_impact_cost);
+}
+
+/*---------------------------------- The task ------------------------------------------------------*/
+
+const mdv_task mdv_task_humanoid_standup_v5 = {
+  .name = "HumanoidStandup-v5",
+  .summary = "Gymnasium's HumanoidStandup-v5 (humanoidstandup_v5.py), bit for bit, on its own "
+             "humanoidstandup.xml",
+  .options = standup_options,
+  .n_options = HSU_N_OPTIONS,
+  .constants = NULL,
+  .n_constants = 0,
+  .create = standup_create,
+  .destroy = standup_destroy,
+  .env_init = standup_env_init,
+  .env_free = standup_env_free,
+  .reset = standup_reset,
+  .step = standup_step,
+  .physics = standup_physics,
+};
