@@ -3,9 +3,12 @@
 ``python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif``
 ``python -m mdvec render --policy hold-pose --out hold.gif --seed 3 --episodes 2``
 
-The episodes run on the Python reference env (``mdvec.reference.DuckEnv(seed=--seed)``, episodes back
-to back); the C env reaches the same states bit for bit, so this is also what mdvec computed. Frames
-come from ``mujoco.Renderer`` with a camera tracking the trunk. At each shove a red arrow shows its
+The episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
+drawn by ``mujoco.Renderer`` from its MuJoCo state (``get_state``, mjSTATE_FULLPHYSICS), with a camera
+tracking the trunk. The Python reference env (``mdvec.reference.DuckEnv``) steps alongside with the
+same actions: it tells where the shoves land, and its observations are checked equal to the C env's
+at every step (the command says so at the end). ``--source reference`` renders the reference's own
+state instead (no libmdvec needed; the default when libmdvec cannot be loaded). At each shove a red arrow shows its
 direction and strength (0.25 m per m/s, for half a second), the frame border flashes red and the
 caption names its speed; the caption also shows the policy, seed, episode, time and return so far,
 and "FALLEN" once the duck is down.
@@ -83,19 +86,61 @@ def _font(size: int) -> Any:
         return ImageFont.load_default()
 
 
+def c_env_available() -> bool:
+    """True when libmdvec loads (then the C env can be rendered)."""
+    try:
+        from .vecenv import lib
+
+        lib()
+    except Exception:  # noqa: BLE001 - any failure to load means no C env
+        return False
+    return True
+
+
+class _CState:
+    """The C env's state copied into a private MjData for drawing (mj_setState + mj_forward)."""
+
+    def __init__(self, cenv: Any) -> None:
+        import mujoco
+
+        self.cenv = cenv
+        self.model = mujoco.MjModel.from_xml_path(str(cenv.model_path))
+        self.data = mujoco.MjData(self.model)
+        self.sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+
+    def sync(self) -> Any:
+        import mujoco
+
+        mujoco.mj_setState(self.model, self.data, self.cenv.get_state(self.sig), self.sig)
+        mujoco.mj_forward(self.model, self.data)
+        return self.data
+
+
 def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int = 1, width: int = 320,
                     height: int = 240, fps: int = 25, variant: str = "default",
-                    task: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
-    """Run episodes and return (PIL frames, stats); ``policy`` maps obs (1, 48) to actions (1, 14)."""
+                    task: dict[str, Any] | None = None, source: str = "mdvec") -> tuple[list[Any], dict[str, Any]]:
+    """Run episodes and return (PIL frames, stats); ``policy`` maps obs (1, 48) to actions (1, 14).
+
+    ``source``: "mdvec" draws the C env's state (the reference steps alongside, checked equal),
+    "reference" draws the reference env's state.
+    """
     import mujoco
     from PIL import Image, ImageDraw
 
     from .reference import DuckEnv
 
     env = DuckEnv(seed=seed, variant=variant, **(task or {}))
+    cstate = None
+    if source == "mdvec":
+        from .vecenv import Env
+
+        cstate = _CState(Env(seed=seed, variant=variant, **(task or {})))
+    elif source != "reference":
+        raise ValueError(f"source: choose mdvec or reference, got {source!r}")
+    model = cstate.model if cstate else env.model
     dt = env.model.opt.timestep * env.cfg.substeps
     stride = max(1, round(1.0 / (fps * dt)))
-    renderer = make_renderer(env.model, width, height)
+    renderer = make_renderer(model, width, height)
     cam = mujoco.MjvCamera()
     cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
     cam.trackbodyid = env.info.trunk
@@ -104,16 +149,26 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
     cam.azimuth = 135.0
     font, small = _font(max(11, height // 18)), _font(max(10, height // 22))
     frames: list[Any] = []
-    stats: dict[str, Any] = {"episodes": [], "frame_stride_steps": stride, "fps": 1.0 / (stride * dt)}
+    stats: dict[str, Any] = {"episodes": [], "frame_stride_steps": stride, "fps": 1.0 / (stride * dt),
+                             "source": source, "steps": 0, "c_equal_steps": 0}
     try:
         for ep in range(episodes):
             obs = env.reset()
+            if cstate:
+                c_obs = cstate.cenv.reset()
+                stats["c_equal_steps"] += int(np.array_equal(c_obs, obs))
+                obs = c_obs
             total, fallen_any, shoves = 0.0, False, []
             active: list[tuple[int, np.ndarray]] = []  # (step of the shove, velocity xy)
             for t in range(env.cfg.episode_len + 1):
                 if t > 0:
                     action = np.asarray(policy(obs[None, :]), dtype=np.float32)[0]
                     obs, reward, done, info = env.step(action)
+                    stats["steps"] += 1
+                    if cstate:
+                        c_obs, c_reward, _, _ = cstate.cenv.step(action)
+                        stats["c_equal_steps"] += int(np.array_equal(c_obs, obs) and c_reward == reward)
+                        obs, reward = c_obs, c_reward
                     total += reward
                     fallen_any |= bool(info["fallen"])
                     if info["pushed"]:
@@ -122,11 +177,12 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
                             active.append((t, vel))
                             shoves.append({"step": t - 1, "speed": float(np.hypot(*vel))})
                 active = [(s, v) for s, v in active if t - s < SHOW_STEPS]
-                new_shove = any(t - s < FLASH_STEPS for s, _ in active)
-                if t % stride and not (active and any(s == t for s, _ in active)):
+                if t % stride:
                     continue
-                renderer.update_scene(env.data, camera=cam)
-                trunk = np.array(env.data.xpos[env.info.trunk], dtype=float)
+                new_shove = any(t - s < max(FLASH_STEPS, stride) for s, _ in active)  # at least one frame
+                data = cstate.sync() if cstate else env.data
+                renderer.update_scene(data, camera=cam)
+                trunk = np.array(data.xpos[env.info.trunk], dtype=float)
                 for _, vel in active:
                     _add_arrow(renderer.scene, trunk, vel)
                 img = Image.fromarray(renderer.render())
@@ -147,6 +203,10 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
             stats["episodes"].append({"return": total, "fell": fallen_any, "shoves": shoves})
     finally:
         renderer.close()
+        if cstate:
+            cstate.cenv.close()
+    if cstate:
+        stats["steps"] += episodes  # the resets were compared too
     return frames, stats
 
 
@@ -236,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                    help="duck task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
+    p.add_argument("--source", choices=("auto", "mdvec", "reference"), default="auto",
+                   help="whose state to draw: the C env (checked against the reference) or the reference "
+                        "(default auto: mdvec when libmdvec loads)")
     return p
 
 
@@ -260,8 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         variant = args.variant or (saved.variant if saved else "default")
         policy = load_policy(args.policy) if trained else hold_pose
         name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
+        source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
         frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height, args.fps,
-                                        variant, task)
+                                        variant, task, source)
         write_video(frames, out, stats["fps"])
     except NoGLError as exc:
         print(str(exc), file=sys.stderr)
@@ -272,6 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     for k, ep in enumerate(stats["episodes"]):
         shoves = ", ".join(f"step {s['step']} {s['speed']:.2f} m/s" for s in ep["shoves"])
         print(f"episode {k + 1}: return {ep['return']:.1f}, {'fell' if ep['fell'] else 'stayed up'}; shoves: {shoves}")
+    if stats["source"] == "mdvec":
+        same = stats["c_equal_steps"] == stats["steps"]
+        print(f"drawn from the C env's state; C env and reference: {stats['c_equal_steps']}/{stats['steps']} "
+              f"observations and rewards bit-identical" + ("" if same else "  (NOT EQUAL)"))
+    else:
+        print("drawn from the reference env's state")
     print(f"wrote {out}: {len(frames)} frames at {stats['fps']:g} fps, {args.width}x{args.height}")
     return 0
 

@@ -181,22 +181,26 @@ def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.Cap
     assert "return_ratio" in result and "met" in result["goal"]
 
 
-def test_render_writes_a_gif_with_the_shoves(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", ["mdvec", "reference"])
+def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from mdvec import render
 
+    if source == "mdvec" and not render.c_env_available():
+        pytest.skip("libmdvec not loadable: no C env to draw")
     out = tmp_path / "hold.gif"
-    try:
-        code = render.main(["--policy", "hold-pose", "--out", str(out), "--seed", "1", "--width", "96",
-                            "--height", "72", "--fps", "10", "-o", "episode_len=40", "-o", "push_window=5,35"])
-    except render.NoGLError as exc:  # pragma: no cover - main turns it into exit code 3
-        pytest.skip(str(exc))
+    code = render.main(["--policy", "hold-pose", "--out", str(out), "--seed", "1", "--width", "96", "--height", "72",
+                        "--fps", "10", "-o", "episode_len=40", "-o", "push_window=5,35", "--source", source])
     if code == 3:
-        pytest.skip("no OpenGL context for rendering here")
+        pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     assert code == 0
+    printed = capsys.readouterr().out
+    assert "shoves: step" in printed
+    if source == "mdvec":
+        assert "41/41 observations and rewards bit-identical" in printed and "NOT EQUAL" not in printed
     from PIL import Image
 
     with Image.open(out) as im:
-        assert im.size == (96, 72) and im.n_frames >= 8
+        assert im.size == (96, 72) and im.n_frames == 9  # t = 0, 5, ..., 40 (every 5th 50 Hz step)
 
 
 def test_render_refuses_unknown_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
