@@ -9,6 +9,7 @@ vectorization_mode="vector_entry_point" | "sync" | "async")`` work for it.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -116,7 +117,11 @@ def register_builtin() -> None:
     except ImportError:
         return
     for t in GYM_TASKS.values():
-        if t.env_id not in TASKS:
+        if t.env_id in TASKS:
+            continue
+        try:
             register_task(t.env_id, t.task, t.gym_id, {}, render_fps=getattr(t, "render_fps", None),
                           max_episode_steps=t.max_episode_steps, render_kwargs=tuple(t.render_kwargs),
                           numpy_info=True, python_float_info=tuple(t.python_float_info))
+        except Exception as exc:  # one task's bad declaration must not break `import mdvec`
+            warnings.warn(f"mdvec.gym: could not register {getattr(t, 'env_id', t)!r}: {exc}", stacklevel=2)
