@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ BACKENDS = ("c", "reference")
 EVAL_SEED_OFFSET = 10**6  # what RLlib adds to the seed of an evaluation EnvRunner (ray/rllib/env/env_runner.py)
 
 # What this process's RLlibVectorEnvs did (tests and logs: which EnvRunner sampled how much).
-_STATS = {"envs_built": 0, "env_steps": 0, "physics_errors": 0}
+_STATS: dict[str, Any] = {"envs_built": 0, "env_steps": 0, "env_step_s": 0.0, "physics_errors": 0}
 
 # env_config keys that are ours; every other key is a task option (a make_vec keyword).
 _OWN_KEYS = ("env_id", "backend", "threads", "seed", "fault")
@@ -121,6 +122,7 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
         return self.env.reset(seed=seed, options=options)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        t0 = time.perf_counter()
         try:
             out = self.env.step(actions)
         except Exception as exc:
@@ -129,6 +131,7 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
             if getattr(exc, "code", None) == ERR_PHYSICS:
                 _STATS["physics_errors"] += 1
             raise
+        _STATS["env_step_s"] += time.perf_counter() - t0
         _STATS["env_steps"] += self.num_envs
         return out
 
@@ -145,7 +148,8 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
 
 def process_stats() -> dict[str, Any]:
     """What the RLlibVectorEnvs of this process did: envs built, env steps (actions sent, times envs),
-    MuJoCo errors raised; with the process id and, inside Ray, the node id."""
+    seconds spent in the vector env's step, MuJoCo errors raised; with the process id and, inside Ray,
+    the node id."""
     out: dict[str, Any] = {**_STATS, "pid": os.getpid(), "node_id": None}
     try:
         import ray
