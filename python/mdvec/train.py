@@ -522,6 +522,24 @@ def build_model(cfg: TrainConfig, env: Any) -> Any:
     return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, **cfg.ppo_kwargs())
 
 
+def _global_rng_state() -> tuple[Any, Any, Any]:
+    import random
+
+    import torch
+
+    return random.getstate(), np.random.get_state(), torch.get_rng_state()
+
+
+def _set_global_rng_state(state: tuple[Any, Any, Any]) -> None:
+    import random
+
+    import torch
+
+    random.setstate(state[0])
+    np.random.set_state(state[1])
+    torch.set_rng_state(state[2])
+
+
 class Trainer:
     """One run's env, model and bookkeeping; ``learn_until`` may be called repeatedly (slices).
 
@@ -567,6 +585,7 @@ class Trainer:
             _time_policy(self.model.policy, self.timers)
             self.callback = _make_callback(self.run, self.timers, on_rollout)
             self.resumed = resume
+            self._rng = _global_rng_state()
         except BaseException:
             env.close()
             raise
@@ -582,8 +601,15 @@ class Trainer:
             return
         self.callback.total = total
         first = model._last_obs is None and not self.resumed and model.num_timesteps == 0
-        model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback, log_interval=None,
-                    reset_num_timesteps=first, progress_bar=False)
+        # PPO draws from the process-wide generators (torch: action noise; numpy: minibatch order);
+        # each trainer keeps its own streams, so that trainers learning in turns (the benchmark) draw
+        # what each would have drawn alone
+        _set_global_rng_state(self._rng)
+        try:
+            model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback, log_interval=None,
+                        reset_num_timesteps=first, progress_bar=False)
+        finally:
+            self._rng = _global_rng_state()
 
     def learn_updates(self, updates: int) -> None:
         """Run ``updates`` more PPO updates."""
