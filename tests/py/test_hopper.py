@@ -20,7 +20,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'gymnasium[mujoco]')")
+try:
+    import gymnasium
+except ImportError as exc:  # pragma: no cover - depends on the venv
+    pytest.skip(f"gymnasium cannot be imported ({exc}): pip install 'gymnasium[mujoco]'", allow_module_level=True)
 try:
     import gymnasium.envs.mujoco.hopper_v5  # noqa: F401  (imports mujoco_rendering -> imageio)
 except ImportError as exc:  # pragma: no cover - depends on the venv
