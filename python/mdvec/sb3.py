@@ -23,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
-from .gym._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_bits, field_dtype
+from .gym._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from .gym.env import action_box, obs_box
 from .vecenv import VecEnv
 
@@ -45,9 +45,17 @@ class MdvecSB3VecEnv(_SB3VecEnv):
                  camera: int | str | None = None, **task_options: Any) -> None:
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        from .gym import TASKS
+
+        entry = next((e for e in TASKS.values() if e.task == task), None)
+        # Gymnasium's MuJoCo tasks give np.float64 info values (some keys Python floats), the duck Python floats
+        self._numpy_info = bool(entry is not None and entry.numpy_info)
+        self._python_float = set(entry.python_float_info) if entry is not None else set()
+        if entry is not None and camera is None and entry.render_kwargs:
+            camera = task_options.get("camera_name", task_options.get("camera_id"))
         self._frames = FrameRenderer(None, width, height, camera)
-        self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode="same_step",
-                           **task_options)
+        options = entry.task_options(task_options) if entry is not None else task_options
+        self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode="same_step", **options)
         spec = self._env.spec
         self.spec_ = spec
         self.threads = int(spec.threads)
@@ -58,29 +66,33 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         self._buf = self._env.buffers()
         self._shape = (self.num_envs, *self.action_space.shape)
         self._actions: np.ndarray | None = None
-        fields = [(k, name, dtype, field_bits(when)) for k, (name, dtype, when) in enumerate(spec.info_fields)]
-        self._step_fields = [(k, n, d) for k, n, d, w in fields if w & STEP]
-        self._reset_fields = [(k, n, d) for k, n, d, w in fields if w & RESET]
-        self._step_keys = [n for _, n, _ in self._step_fields] + ["TimeLimit.truncated"]
+        keys = info_keys(spec.info_fields)
+        self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
+        self._reset_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & RESET]
+        self._step_keys = [n for _, n, _, _ in self._step_fields] + ["TimeLimit.truncated"]
 
     # --------------------------------------------------------------- helpers
     def _columns(self, buf: np.ndarray, fields: list, action_dtype: Any) -> list[list[Any]]:
-        """One Python list per field (int/bool/float values, np.float32 for float32 "action" fields)."""
+        """One list per info key over the envs: Python int/bool/float values (np.float32 for float32
+        "action" fields, an array per env for array-valued keys)."""
         cols = []
-        for k, _, dtype in fields:
+        for rows, name, dtype, is_array in fields:
             dt = field_dtype(dtype, action_dtype)
-            if dt == np.float64:
-                cols.append(buf[k].tolist())
+            if is_array:
+                cols.append(list(buf[rows].T.astype(dt)))
+            elif dt == np.float64:
+                numpy_scalars = self._numpy_info and name not in self._python_float
+                cols.append(list(buf[rows]) if numpy_scalars else buf[rows].tolist())
             elif dt == np.float32:
-                cols.append(list(buf[k].astype(np.float32)))
+                cols.append(list(buf[rows].astype(np.float32)))
             else:
-                cols.append(buf[k].astype(dt).tolist())
+                cols.append(buf[rows].astype(dt).tolist())
         return cols
 
     def _reset_info_rows(self, idx: np.ndarray) -> list[dict[str, Any]]:
         if not self._reset_fields:
             return [{} for _ in idx]
-        names = [n for _, n, _ in self._reset_fields]
+        names = [n for _, n, _, _ in self._reset_fields]
         cols = self._columns(self._buf["reset_info"][:, idx], self._reset_fields, np.float64)
         return [dict(zip(names, row)) for row in zip(*cols)]
 

@@ -535,3 +535,45 @@ def test_hopper_single_env_equals_gymnasium_hopper_with_types():
         if x[2] or x[3]:
             c.reset()
             r.reset()
+
+
+def test_info_keys_groups_array_elements():
+    from mdvec.gym._common import info_keys
+
+    f64 = np.dtype(np.float64)
+    keys = info_keys([("x", f64, 3), ("ten[0]", f64, 3), ("ten[1]", f64, 3), ("r", "action", 1), ("t", np.int64, 1)])
+    assert [(n, d, b, a) for n, _, d, b, a in keys] == [("x", f64, 3, False), ("ten", f64, 3, True),
+                                                         ("r", "action", 1, False), ("t", np.dtype(np.int64), 1, False)]
+    assert keys[0][1] == 0 and keys[1][1].tolist() == [1, 2] and keys[3][1] == 4
+    for bad in ([("a", f64, 1), ("a", f64, 1)], [("a[1]", f64, 1)], [("a[0]", f64, 1), ("a[2]", f64, 1)],
+                [("a[0]", f64, 1), ("a[1]", np.dtype(bool), 1)]):
+        with pytest.raises(ValueError):
+            info_keys(bad)
+
+
+def _gym_task_ids() -> list[str]:
+    return sorted(e for e in mdvec.gym.TASKS if e != ID)
+
+
+@pytest.mark.parametrize("env_id", _gym_task_ids())
+def test_every_registered_task_vector_same_step_equals_sync(env_id):
+    import mdvec
+
+    if mdvec.gym.TASKS[env_id].task not in mdvec.task_names():
+        pytest.skip(f"{env_id}: task not in this libmdvec")
+    mode = AutoresetMode.SAME_STEP
+    ref = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", backend="reference",
+                             vector_kwargs={"autoreset_mode": mode}, max_episode_steps=15)
+    got = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", autoreset_mode=mode,
+                             threads=2, max_episode_steps=15)
+    script = [("reset", {"seed": 3}), ("steps", 8),
+              ("reset", {"seed": [11, None, 12], "options": {"reset_mask": np.array([True, False, True])}}),
+              ("steps", 20)]
+    result = contract.Result(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        contract.compare_vector_envs(ref, got, script, result, actions_seed=1)
+    assert result.identical, result.first_mismatch
+    assert result.episodes > 0
+    ref.close()
+    got.close()

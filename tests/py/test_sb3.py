@@ -154,3 +154,21 @@ def test_ppo_learns_a_few_steps():
     model = PPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=64)
     venv.close()
+
+
+@pytest.mark.parametrize("task", ["Hopper-v5", "Humanoid-v5"])
+def test_gymnasium_tasks_equal_dummy_vec_env_over_gymnasium(task):
+    import mdvec
+
+    if task not in mdvec.task_names():
+        pytest.skip(f"the {task} task is not in this libmdvec")
+    env_id = f"mdvec/{task}"  # the reference backend is Gymnasium's own env
+    ref = DummyVecEnv([lambda i=i: gymnasium.make(env_id, backend="reference", seed=5 + i, max_episode_steps=30)
+                       for i in range(3)])
+    got = make_vec_env(3, seed=5, threads=2, task=task, max_episode_steps=30)
+    result = contract.Result(task)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        contract.compare_sb3_envs(ref, got, contract.sb3_script(5), result, 1)
+    assert result.identical, result.first_mismatch
+    assert result.episodes > 0

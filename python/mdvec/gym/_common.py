@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -125,6 +126,36 @@ def field_dtype(dtype: Any, action_dtype: np.dtype) -> np.dtype:
     if isinstance(dtype, str) and dtype == "action":
         return np.dtype(action_dtype)
     return np.dtype(dtype)
+
+
+_ELEMENT = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def info_keys(fields: Any) -> list[tuple[str, Any, Any, int, bool]]:
+    """Group a spec's info rows into info keys: (name, rows, dtype, bits, is_array).
+
+    A row named ``name[k]`` is element k of the array-valued key ``name`` (e.g. Humanoid's
+    ``tendon_length``): its rows (an index array) give the array, in order. Other rows are scalar keys
+    (rows is the row number). Raises ValueError for a key declared twice or elements out of order.
+    """
+    keys: list[list[Any]] = []
+    where: dict[str, int] = {}
+    for k, (name, dtype, when) in enumerate(fields):
+        bits = field_bits(when)
+        dkey = "action" if isinstance(dtype, str) else np.dtype(dtype)
+        m = _ELEMENT.match(name)
+        base, element = (m.group(1), int(m.group(2))) if m else (name, None)
+        if base in where:
+            entry = keys[where[base]]
+            if element is None or not entry[4] or element != len(entry[1]) or entry[2] != dkey or entry[3] != bits:
+                raise ValueError(f"info field {name!r}: declared twice or out of order")
+            entry[1].append(k)
+            continue
+        if element not in (None, 0):
+            raise ValueError(f"info field {name!r}: an array's elements must start at [0]")
+        where[base] = len(keys)
+        keys.append([base, [k] if element is not None else k, dkey, bits, element is not None])
+    return [(n, np.asarray(r, np.intp) if a else r, d, b, a) for n, r, d, b, a in keys]
 
 
 class FrameRenderer:

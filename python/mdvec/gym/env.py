@@ -20,7 +20,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_bits, field_dtype
+from ._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from ._common import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
@@ -54,9 +54,9 @@ class CCore:
         self.observation_space = obs_box(spec.obs_dim, spec.obs_dtype)
         self.action_space = action_box(spec.action_low, spec.action_high)
         self._buf = self.venv.buffers()
-        fields = [(k, name, dtype, field_bits(when)) for k, (name, dtype, when) in enumerate(spec.info_fields)]
-        self._step_fields = [(k, n, d) for k, n, d, w in fields if w & STEP]
-        self._reset_fields = [(k, n, d) for k, n, d, w in fields if w & RESET]
+        keys = info_keys(spec.info_fields)
+        self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
+        self._reset_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & RESET]
         self._info_type = info_type or _python_type
         self._reward_type = reward_type
         self._types: dict[tuple[str, Any], Callable[[Any], Any]] = {}
@@ -66,12 +66,15 @@ class CCore:
     def _info(self, buf: np.ndarray, fields: list, action_dtype: Any) -> dict[str, Any]:
         column = buf[:, 0].tolist()
         out = {}
-        for k, name, dtype in fields:
+        for rows, name, dtype, is_array in fields:
             dt = field_dtype(dtype, action_dtype)
+            if is_array:  # an array-valued key: a fresh array of its dtype
+                out[name] = buf[rows, 0].astype(dt)
+                continue
             conv = self._types.get((name, dt))
             if conv is None:
                 conv = self._types[(name, dt)] = self._info_type(name, dt)
-            out[name] = conv(column[k])
+            out[name] = conv(column[rows])
         return out
 
     def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ._common import RESET, STEP, FrameRenderer, as_actions, autoreset_name, field_bits, is_int
+from ._common import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
 from ._common import reset_mask as _reset_mask
 from ._common import vector_seeds
 from .env import action_box, obs_box
@@ -75,24 +75,19 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
         self._finished = np.zeros(self.num_envs, bool)  # DISABLED: envs that must be reset before stepping
         self._all = np.ones(self.num_envs, bool)
         self._n_info = len(spec.info_fields)
-        self._field_list: list[tuple[str, str, int, Any, int]] = []  # name, mask name, row, dtype, bits
+        keys = info_keys(spec.info_fields)
         rows_of: dict[int, list[int]] = {}
-        for k, (name, dtype, when) in enumerate(spec.info_fields):
-            if any(name == f[0] for f in self._field_list):
-                raise ValueError(f"info field {name!r} declared twice by task {spec.task!r}")
-            key = "action" if isinstance(dtype, str) else np.dtype(dtype)
-            bits = field_bits(when)
-            self._field_list.append((name, "_" + name, k, key, bits))
-            rows_of.setdefault(bits, []).append(k)
+        for _, rows, _, bits, is_array in keys:
+            rows_of.setdefault(bits, []).extend(rows.tolist() if is_array else [rows])
         # rows of each STEP/RESET combination (all rows as one slice when the task has one combination)
         self._cat_rows: dict[int, Any] = {bits: (slice(None) if len(rows_of) == 1 else np.asarray(rows, np.intp))
                                           for bits, rows in rows_of.items()}
-        # one converted block per dtype other than float64; each field reads its row from block number b
-        self._dtype_keys = sorted({f[3] for f in self._field_list if not (isinstance(f[3], np.dtype)
-                                                                          and f[3] == np.float64)}, key=str)
+        # one converted block per dtype other than float64; each key reads its row(s) from block number b
+        self._dtype_keys = sorted({d for _, _, d, _, _ in keys if not (isinstance(d, np.dtype) and d == np.float64)},
+                                  key=str)
         block = {key: j + 1 for j, key in enumerate(self._dtype_keys)}
-        self._field_list = [(name, mask_name, k, block.get(key, 0), bits)
-                            for name, mask_name, k, key, bits in self._field_list]
+        self._field_list = [(name, "_" + name, rows, block.get(d, 0), bits, is_array)
+                            for name, rows, d, bits, is_array in keys]
 
     # ------------------------------------------------------------------ info
     def _fields(self, src: np.ndarray, step: np.ndarray | None, reset: np.ndarray | None) -> dict[str, Any]:
@@ -129,10 +124,14 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
             dtype = self._action_dtype if isinstance(key, str) else key
             blocks.append(values if dtype == np.float64 else values.astype(dtype))
         info: dict[str, Any] = {}
-        for name, mask_name, k, b, bits in self._field_list:
+        for name, mask_name, k, b, bits, is_array in self._field_list:
             if bits in cat_mask:
-                info[name] = blocks[b][k]
-                info[mask_name] = masks[k]
+                if is_array:  # (N, size), C order, as Gymnasium's _add_info builds it
+                    info[name] = np.ascontiguousarray(blocks[b][k].T)
+                    info[mask_name] = masks[k[0]]
+                else:
+                    info[name] = blocks[b][k]
+                    info[mask_name] = masks[k]
         return info
 
     # ----------------------------------------------------------------- reset
