@@ -130,7 +130,12 @@ typedef struct mdvec_ mdvec_t;  /* opaque handle: N envs, their models and data,
 
 /* Create N envs and their workers; return MDVEC_OK and set *out, or an error code with a message in
  * err (when err is not NULL). Refuses to start when MuJoCo's header and library versions differ.
- * The envs are not reset: call mdvec_reset before the first step. */
+ * The envs are not reset: call mdvec_reset before the first step.
+ * Memory: every option that sizes an env is bounded (see mdvec_task_option), so no option can make one
+ * env cost more than a few MB. Once two envs exist, the memory of all N is estimated and the call
+ * returns MDVEC_ERR_NOMEM, naming num_envs, without building the others when it exceeds the machine's
+ * memory or the process's address-space limit (RLIMIT_AS, `ulimit -v`); an allocation that still fails
+ * is MDVEC_ERR_NOMEM too. On every error nothing is left allocated. */
 MDVEC_API int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err_size);
 
 /* Stop the workers and free everything; NULL is a no-op. Buffers from the handle become invalid. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
@@ -214,6 +215,41 @@ static int alloc_buffers(mdvec_t *h) {
           h->done && h->reset_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
 }
 
+#define GIB(bytes) ((double)(bytes) / (1024.0 * 1024.0 * 1024.0))
+
+/* With envs 0 and 1 built, estimate what all N envs need and refuse early (MDVEC_ERR_NOMEM, message in
+ * msg) when it exceeds the machine's memory or the process's address-space limit, instead of building
+ * envs until an allocation fails or the kernel kills the process. Per env, what is surely touched: the
+ * env state, mjData's struct and buffer, and the mjModel when each env has its own copy; what is
+ * reserved on top: mjData's arena (mostly untouched, so not counted against memory). *probe is set to
+ * the reserved bytes of one env. */
+static int memory_check(mdvec_t *h, size_t *probe, char *msg, size_t n) {
+  const mjModel *m0, *m1;
+  mjData *d0, *d1;
+  h->task->physics(env_at(h, 0), &m0, &d0);
+  h->task->physics(env_at(h, 1), &m1, &d1);
+  size_t model = m1 != m0 ? sizeof(mjModel) + (size_t)m0->nbuffer : 0;
+  size_t touched = h->env_stride + sizeof(mjData) + (size_t)d0->nbuffer + model;
+  size_t reserved = touched + (size_t)d0->narena;
+  size_t envs = (size_t)h->num_envs;
+  *probe = reserved;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t phys = pages > 0 && page > 0 ? mul((size_t)pages, (size_t)page) : SIZE_MAX;
+  if (mul(touched, envs) > phys) {
+    snprintf(msg, n, "num_envs: %d envs need at least %.1f GiB (%zu KiB each), more than this machine's "
+             "%.1f GiB of memory", h->num_envs, GIB(mul(touched, envs)), touched / 1024, GIB(phys));
+    return MDVEC_ERR_NOMEM;
+  }
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && mul(reserved, envs) > as.rlim_cur) {
+    snprintf(msg, n, "num_envs: %d envs reserve %.1f GiB of address space (%zu KiB each, mjData's arena "
+             "included), more than this process's limit (ulimit -v) of %.1f GiB", h->num_envs,
+             GIB(mul(reserved, envs)), reserved / 1024, GIB(as.rlim_cur));
+    return MDVEC_ERR_NOMEM;
+  }
+  return MDVEC_OK;
+}
+
 int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t err_size) {
   char msg[1024] = "";
   if (!out || !cfg_in) return create_fail(err, err_size, MDVEC_ERR_ARG, "mdvec_create: out and cfg must not be NULL");
@@ -252,7 +288,18 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);
   }
+  size_t probe = 0;  /* bytes one more env will reserve, known once two envs exist */
   for (int i = 0; code == MDVEC_OK && i < h->num_envs; i++) {
+    if (i == 2 && (code = memory_check(h, &probe, msg, sizeof msg)) != MDVEC_OK) break;
+    if (probe) {  /* fail here, before MuJoCo's allocator would (it cannot undo a half-made mjData) */
+      void *p = malloc(probe);
+      if (!p) {
+        code = MDVEC_ERR_NOMEM;
+        snprintf(msg, sizeof msg, "out of memory after %d of %d envs (%zu bytes each)", i, h->num_envs, probe);
+        break;
+      }
+      free(p);
+    }
     mdv_pcg64_seed(&h->slots[i].rng, cfg.seed + (uint64_t)i);
     char why[256] = "out of memory";
     if (task->env_init(env_at(h, i), h->shared, why, sizeof why)) {

@@ -21,20 +21,24 @@ enum { O_SUBSTEPS, O_EPISODE_LEN, O_ACTION_SCALE, O_N_PUSHES, O_PUSH_WINDOW, O_P
        O_LATENCY, O_SENSOR_NOISE, O_REWARD, O_DR, O_VARIANT, O_MODEL_PATH, O_COUNT };
 
 #define BIG 1e9  /* bound of counts of steps: far beyond any episode, inside int */
+/* Bounds of the options that size per-env memory (docs/duck_task.md section 2): far beyond any use,
+ * small enough that no option can make an env cost more than a few MB. */
+#define LATENCY_MAX 10000    /* latency queue: LATENCY_MAX x nu doubles per env (1.1 MB for the duck) */
+#define PUSHES_MAX 100000    /* push tables: 28 bytes per push per env (2.8 MB) */
 
 static const mdv_option_decl kOptions[O_COUNT] = {
   [O_SUBSTEPS] = {"substeps", MDVEC_OPT_INT, "10", 1, 10000, NULL, "mj_step calls per env step"},
   [O_EPISODE_LEN] = {"episode_len", MDVEC_OPT_INT, "250", 1, BIG, NULL, "steps per episode (the truncation limit)"},
   [O_ACTION_SCALE] = {"action_scale", MDVEC_OPT_DOUBLE, "0.3", 0, 100, NULL,
                       "rad of servo target per unit action (> 0)"},
-  [O_N_PUSHES] = {"n_pushes", MDVEC_OPT_INT, "3", 0, BIG, NULL,
+  [O_N_PUSHES] = {"n_pushes", MDVEC_OPT_INT, "3", 0, PUSHES_MAX, NULL,
                   "shoves per episode (at most the steps in push_window)"},
   [O_PUSH_WINDOW] = {"push_window", MDVEC_OPT_IRANGE, "25,225", 0, BIG, NULL,
                      "steps a shove may land on, [lo, hi), hi <= episode_len"},
   [O_PUSH_SPEED] = {"push_speed", MDVEC_OPT_RANGE, "0.3,0.9", 0, 1000, NULL, "shove speed range in m/s, [min, max]"},
   [O_INIT_NOISE] = {"init_noise", MDVEC_OPT_DOUBLE, "0", 0, 10, NULL,
                     "half-width of the uniform reset noise on actuated joints (rad, rad/s)"},
-  [O_LATENCY] = {"latency", MDVEC_OPT_INT, "0", 0, BIG, NULL, "steps of action delay (< episode_len)"},
+  [O_LATENCY] = {"latency", MDVEC_OPT_INT, "0", 0, LATENCY_MAX, NULL, "steps of action delay (< episode_len)"},
   [O_SENSOR_NOISE] = {"sensor_noise", MDVEC_OPT_BOOL, "false", 0, 1, NULL, "Gaussian observation noise"},
   [O_REWARD] = {"reward", MDVEC_OPT_CHOICE, "v2", 0, 0, "v1|v2", "reward version"},
   [O_DR] = {"dr", MDVEC_OPT_BOOL, "false", 0, 1, NULL, "domain randomisation per episode"},

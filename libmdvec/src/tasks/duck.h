@@ -14,6 +14,7 @@
 
 #define MDV_DUCK_INFO_MAX 13       /* info fields of reward v2; v1 has 11 */
 #define MDV_DUCK_DR_LATENCY_MAX 2  /* largest latency domain randomisation draws (integers(0, 3)) */
+#define MDV_DUCK_NU_MAX 100000     /* most actuators a duck model may have (6 + 3 nu stays far inside int) */
 
 /*---------------------------------- Constants (declared once, in duck_model.c) -------------------*/
 

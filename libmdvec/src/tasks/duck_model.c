@@ -90,6 +90,10 @@ static int inspect(mdv_duck_model *tm, mjData *d, char *err, size_t err_size) {
     snprintf(err, err_size, "model: no actuators");
     return -1;
   }
+  if (m->nu > MDV_DUCK_NU_MAX) {
+    snprintf(err, err_size, "model: %lld actuators; the task takes at most %d", (long long)m->nu, MDV_DUCK_NU_MAX);
+    return -1;
+  }
   if (alloc_arrays(tm)) {
     snprintf(err, err_size, "out of memory");
     return -1;
@@ -194,16 +198,16 @@ void mdv_duck_dr_draw(mdv_pcg64 *rng, const mdv_duck_model *tm, mdv_duck_dr *f, 
 }
 
 void mdv_duck_dr_restore(mjModel *m, const mjModel *proto) {
-#define RESTORE(field, count) memcpy(m->field, proto->field, sizeof(*m->field) * (size_t)(count))
-  RESTORE(actuator_gainprm, m->nu * mjNGAIN);
-  RESTORE(actuator_biasprm, m->nu * mjNBIAS);
-  RESTORE(actuator_forcerange, m->nu * 2);
-  RESTORE(dof_damping, m->nv);
-  RESTORE(dof_armature, m->nv);
-  RESTORE(dof_frictionloss, m->nv);
-  RESTORE(body_mass, m->nbody);
-  RESTORE(body_inertia, m->nbody * 3);
-  RESTORE(geom_friction, m->ngeom * 3);
+#define RESTORE(field, count) memcpy(m->field, proto->field, sizeof(*m->field) * (count))
+  RESTORE(actuator_gainprm, (size_t)m->nu * mjNGAIN);
+  RESTORE(actuator_biasprm, (size_t)m->nu * mjNBIAS);
+  RESTORE(actuator_forcerange, (size_t)m->nu * 2);
+  RESTORE(dof_damping, (size_t)m->nv);
+  RESTORE(dof_armature, (size_t)m->nv);
+  RESTORE(dof_frictionloss, (size_t)m->nv);
+  RESTORE(body_mass, (size_t)m->nbody);
+  RESTORE(body_inertia, (size_t)m->nbody * 3);
+  RESTORE(geom_friction, (size_t)m->ngeom * 3);
 #undef RESTORE
 }
 
