@@ -6,6 +6,7 @@ Skipped when stable-baselines3 (or gymnasium) is not installed.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,6 +163,11 @@ def test_gymnasium_tasks_equal_dummy_vec_env_over_gymnasium(task):
 
     if task not in mdvec.task_names():
         pytest.skip(f"the {task} task is not in this libmdvec")
+    from gymnasium.envs.mujoco import humanoid_v5
+
+    if task == "Humanoid-v5" and "ten_length.copy()" not in Path(humanoid_v5.__file__).read_text():
+        pytest.skip("this gymnasium's Humanoid-v5 returns live views of MjData as tendon info (reset overwrites "
+                    "a finished env's step info inside DummyVecEnv); fixed in later gymnasium")
     env_id = f"mdvec/{task}"  # the reference backend is Gymnasium's own env
     ref = DummyVecEnv([lambda i=i: gymnasium.make(env_id, backend="reference", seed=5 + i, max_episode_steps=30)
                        for i in range(3)])
