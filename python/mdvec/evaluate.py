@@ -153,9 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .train import parse_task_options, read_run_config
+    from .train import parse_task_options, read_run_config, require_sb3
 
     args = build_parser().parse_args(argv)
+    missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
         if not seeds or any(s < 0 for s in seeds):

@@ -304,9 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from .evaluate import hold_pose, load_policy
-    from .train import parse_task_options, read_run_config
+    from .train import parse_task_options, read_run_config, require_sb3
 
     args = build_parser().parse_args(argv)
+    missing = require_sb3("render") if args.policy != "hold-pose" else None
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     try:
         out = Path(args.out)
         if out.suffix.lower() not in (".gif", ".mp4"):

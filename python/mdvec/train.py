@@ -302,6 +302,7 @@ class Run:
     def __init__(self, cfg: TrainConfig, quiet: bool = False, files: bool = True) -> None:
         self.cfg = cfg
         self.files = files
+        self.plot_ok = True
         self.dir = Path(cfg.out)
         self.rows: list[dict[str, Any]] = []
         self.quiet = quiet
@@ -338,12 +339,14 @@ class Run:
                 w.writeheader()
                 w.writerows(clean)
             os.replace(tmp, self.dir / "curve.csv")
-        if plot:
+        if plot and self.plot_ok:
             try:
                 plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on the duck, {self.cfg.backend}, "
                            f"{self.cfg.envs} envs, seed {self.cfg.seed}")
             except Exception as exc:  # a plot is never worth losing a run
-                print(f"train: could not draw curve.png ({exc})", file=sys.stderr)
+                self.plot_ok = False
+                print(f"train: no curve.png for this run ({type(exc).__name__}: {exc}); curve.json and "
+                      "curve.csv hold the data", file=sys.stderr)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -781,8 +784,26 @@ def _check(cfg: TrainConfig) -> None:
     TaskConfig.from_kwargs(**cfg.task)
 
 
+SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
+               "(pip install torch --index-url https://download.pytorch.org/whl/cpu), then pip install 'mdvec[sb3]'")
+
+
+def require_sb3(cmd: str) -> str | None:
+    """Return a message naming what to install when torch or stable-baselines3 is missing, else None."""
+    try:
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        return SB3_MISSING.format(cmd=cmd, exc=exc)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    missing = require_sb3("train")
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     try:
         cfg, given = config_from_args(args)
         if args.resume:
