@@ -1,0 +1,1126 @@
+"""Side-by-side benchmark of Gymnasium's MuJoCo v5 tasks: mdvec against EnvPool, Gymnasium and bare physics.
+
+Per task and per number of envs N, every backend below is built once (each thread count its own
+instance) and all are stepped in alternating windows (one window per cell per round, the starting
+cell rotating each round), with the same pre-generated uniform random actions in the task's action
+box (float32, as Gymnasium's Box; float64 copies of the same values for the float64 APIs), each
+with the task's own terminations, truncations and NEXT_STEP autoresets (Gymnasium's default and
+EnvPool's behaviour: the step after an episode ends resets that env instead of stepping it).
+
+  mdvec         ``mdvec.VecEnv(N, task=ID, threads=T, autoreset_mode="next_step").step_into_buffers``:
+                the Python binding's zero-copy path (one ctypes call per vector step)
+  mdvec C       the same handle stepped by ``mdvec_step_typed`` in a C loop: the library alone
+  mdvec gym     ``gymnasium.make_vec("mdvec/ID", N, vectorization_mode="vector_entry_point",
+                threads=T).step``: Gymnasium's vector API (tuples, info dicts), as EnvPool's
+  EnvPool       ``envpool.make(ID, env_type="gymnasium", num_envs=N, batch_size=N, num_threads=T).step``
+                (EnvPool's own v5 port on the MuJoCo it links statically, with its own *_envpool.xml)
+  sync          ``gymnasium.make_vec(ID, N, vectorization_mode="sync")``: one process (shown at T=1)
+  async         ``gymnasium.make_vec(ID, N, vectorization_mode="async")`` (fork, shared memory): N
+                processes, pinned to T CPUs for each window (T >= CPUs: not pinned)
+  bare          the physics of a v5 step and nothing else, on mujoco 4.0.0 (the libmujoco mdvec links)
+                and mdvec's own worker pool (libmdvec/src/pool.c compiled in, env i on thread i mod T):
+                per env either the task's ctrl + frame_skip x mj_step + mj_rnePostConstraint (Gymnasium
+                v5's do_simulation; EnvPool's post_constraint) or, where mdvec reset that env at that
+                step of a recording with the same actions (the schedule, cycled), mj_resetData + noise
+                + mj_forward. A small C library compiled by this script (cc) and called once per window.
+  batch         ``mujoco.batch.Batch(model, N, nthread=T, persistent=True)``: MuJoCo 4's own thread pool
+                from Python (ctrl written per step, step(ids, nstep=frame_skip), reset(ids) on the same
+                schedule; no mj_rnePostConstraint): the best a MuJoCo 4 Python user gets without C.
+
+Engines (N = engine_envs, T = 1, in the same rotation as the N = engine_envs cells): the bare C loop
+above, unchanged, on each libmujoco: mujoco 4.0.0, the MuJoCo that EnvPool's module links statically
+(``envpool/mujoco/mujoco_gym_envpool.so`` exports MuJoCo's C API: dlopen'ed, RTLD_LOCAL|RTLD_DEEPBIND)
+and, when present, the official wheel of that MuJoCo version (``--old-mujoco``; separates the version
+from EnvPool's build of it), each on Gymnasium's v5 model file and on EnvPool's. Same driver, same
+model file, same actions, same reset schedule and noise draws: only the engine binary differs, so
+``engine ratio = EnvPool's engine / mujoco 4.0.0`` is the engine's speed alone, and
+``mdvec/EnvPool x engine ratio`` compares the wrappers on equal engines.
+
+Ratios are medians over rounds of per-round ratios (windows of one round are adjacent in time, so
+machine drift cancels); rates are medians of the window rates. The JSON (written after every task
+and N, ``--resume`` continues it), a Markdown table and a PNG go to ``--out``
+(``v5_sidebyside_<stamp>.*``).
+
+Run from a source checkout (the bare loop compiles libmdvec/src/pool.c), with a libmdvec built:
+  MDVEC_LIB=$PWD/build-bench/libmdvec/libmdvec.so PYTHONPATH=python .venv-envpool/bin/python bench/v5_sidebyside.py
+(``.venv-envpool``: a venv with envpool that sees the main venv's packages; without envpool the EnvPool
+cells are skipped, and the EnvPool engine too unless ``--envpool-lib`` names its module). ``--quick``:
+N = 8 only, 2 short rounds, no batch cells (< 2 minutes); the full run takes about 10-15 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import glob
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))  # mdvec from this checkout unless PYTHONPATH says otherwise
+
+import mujoco  # noqa: E402
+import mujoco.batch  # noqa: E402
+
+import mdvec  # noqa: E402
+from mdvec import gym_tasks  # noqa: E402
+from mdvec.vecenv import lib as mdvec_lib  # noqa: E402
+
+try:
+    import gymnasium
+except ImportError:  # pragma: no cover - gymnasium is needed for the v5 model files anyway
+    gymnasium = None
+
+TASKS = tuple(gym_tasks.GYM_TASKS)
+CPUS = len(os.sched_getaffinity(0))
+MAX_STEPS = 50000  # cap on vector steps per window (memory of the pre-generated actions)
+SPREAD_WARNING = 0.25  # warn when a cell's windows spread more than this around their median
+DTYPE_F32 = 1  # MDVEC_DTYPE_F32
+
+# --------------------------------------------------------------------------- the bare C loop
+BARE_C = r"""
+/* v5 bare physics (generated by bench/v5_sidebyside.py): N envs of one MJCF on any libmujoco
+ * (dlopen'ed by path), stepped on mdvec's own worker pool (libmdvec/src/pool.c, compiled in): per
+ * vector step, env i on thread i mod T either resets (where the reset schedule says so: mj_resetData,
+ * uniform noise on qpos and qvel, mj_forward, as a v5 reset_model + set_state) or takes its action as
+ * ctrl and runs frame_skip x mj_step, then mj_rnePostConstraint (Gymnasium v5's do_simulation). No
+ * observation, reward or termination. Only MuJoCo calls whose signatures and mjtState bits are the
+ * same in 3.6.0 and 4.0.0 are used and no struct field is read, so this drives either engine (state
+ * sizes checked at create against mujoco 4.0.0's). mdvec_loop: mdvec_step_typed in a C loop. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+
+#define S_QPOS (1 << 1) /* mjSTATE_QPOS, 3.6.0 and 4.0.0 */
+#define S_QVEL (1 << 2) /* mjSTATE_QVEL */
+#define S_CTRL (1 << 6) /* mjSTATE_CTRL (after HISTORY 1<<4 and WARMSTART 1<<5, both versions) */
+
+typedef struct engine {
+  void *so;
+  void *(*loadXML)(const char *, const void *, char *, int);
+  void *(*copyModel)(void *, const void *);
+  void (*deleteModel)(void *);
+  void *(*makeData)(const void *);
+  void (*deleteData)(void *);
+  void (*resetData)(const void *, void *);
+  void (*step)(const void *, void *);
+  void (*forward)(const void *, void *);
+  void (*rnePostConstraint)(const void *, void *);
+  int (*stateSize)(const void *, int);
+  void (*getState)(const void *, const void *, double *, int);
+  void (*setState)(const void *, void *, const double *, int);
+  const char *(*versionString)(void);
+} engine;
+
+#define LOAD(name, sym)                                                    \
+  do {                                                                     \
+    *(void **)&e->name = dlsym(e->so, sym);                                \
+    if (!e->name) {                                                        \
+      snprintf(err, (size_t)nerr, "%s: no symbol %s", path, sym);          \
+      free(e);                                                             \
+      return NULL;                                                         \
+    }                                                                      \
+  } while (0)
+
+/* Open a libmujoco, or a library exporting MuJoCo's C API (EnvPool's module). Never closed. */
+engine *bare_open(const char *path, char *err, int nerr) {
+  engine *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!e->so) {
+    snprintf(err, (size_t)nerr, "dlopen %s: %s", path, dlerror());
+    free(e);
+    return NULL;
+  }
+  LOAD(loadXML, "mj_loadXML");
+  LOAD(copyModel, "mj_copyModel");
+  LOAD(deleteModel, "mj_deleteModel");
+  LOAD(makeData, "mj_makeData");
+  LOAD(deleteData, "mj_deleteData");
+  LOAD(resetData, "mj_resetData");
+  LOAD(step, "mj_step");
+  LOAD(forward, "mj_forward");
+  LOAD(rnePostConstraint, "mj_rnePostConstraint");
+  LOAD(stateSize, "mj_stateSize");
+  LOAD(getState, "mj_getState");
+  LOAD(setState, "mj_setState");
+  LOAD(versionString, "mj_versionString");
+  return e;
+}
+
+const char *bare_version(const engine *e) { return e->versionString(); }
+
+typedef struct bare {
+  const engine *e;
+  int n, nq, nv, nu, frame_skip, post;
+  double noise;
+  void **m, **d;               /* (n) per-env model copies and data */
+  double *init;                /* (nq + nv) qpos0, qvel0 after mj_resetData */
+  double *scratch;             /* (n, nq + nv) */
+  uint64_t *rng;               /* (n) */
+  mdv_pool *pool;
+  const double *actions;       /* this step's (n, nu) */
+  const unsigned char *resets; /* this step's (n), or NULL */
+} bare;
+
+static double uniform(uint64_t *s) { /* xorshift64*, [0, 1) */
+  uint64_t x = *s;
+  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+  *s = x;
+  return (double)((x * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
+}
+
+static void reset_env(bare *b, int i) {
+  const engine *e = b->e;
+  int k = b->nq + b->nv;
+  double *x = b->scratch + (size_t)i * (size_t)k;
+  e->resetData(b->m[i], b->d[i]);
+  for (int j = 0; j < k; j++) x[j] = b->init[j] + b->noise * (2.0 * uniform(&b->rng[i]) - 1.0);
+  e->setState(b->m[i], b->d[i], x, S_QPOS | S_QVEL);
+  e->forward(b->m[i], b->d[i]);
+}
+
+static void step_env(bare *b, int i) {
+  const engine *e = b->e;
+  e->setState(b->m[i], b->d[i], b->actions + (size_t)i * (size_t)b->nu, S_CTRL);
+  for (int k = 0; k < b->frame_skip; k++) e->step(b->m[i], b->d[i]);
+  if (b->post) e->rnePostConstraint(b->m[i], b->d[i]);
+}
+
+static void job(void *ctx, int t, int T) {
+  bare *b = ctx;
+  for (int i = t; i < b->n; i += T) {
+    if (b->resets && b->resets[i]) reset_env(b, i);
+    else step_env(b, i);
+  }
+}
+
+void bare_destroy(bare *b) {
+  if (!b) return;
+  if (b->pool) mdv_pool_destroy(b->pool);
+  for (int i = 0; i < b->n; i++) {
+    if (b->d && b->d[i]) b->e->deleteData(b->d[i]);
+    if (b->m && b->m[i]) b->e->deleteModel(b->m[i]);
+  }
+  free(b->m); free(b->d); free(b->init); free(b->scratch); free(b->rng);
+  free(b);
+}
+
+/* Load xml on engine e: n envs (a model copy and data each, as mdvec), a pool of T threads, every env
+ * reset. nq, nv, nu: mujoco 4.0.0's sizes of this model, checked against this engine's. */
+bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip, int post, double noise,
+                  uint64_t seed, int nq, int nv, int nu, char *err, int nerr) {
+  bare *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->e = e; b->n = n; b->frame_skip = frame_skip; b->post = post; b->noise = noise;
+  void *m = e->loadXML(xml, NULL, err, nerr);
+  if (!m) { free(b); return NULL; }
+  b->nq = e->stateSize(m, S_QPOS); b->nv = e->stateSize(m, S_QVEL); b->nu = e->stateSize(m, S_CTRL);
+  if (b->nq != nq || b->nv != nv || b->nu != nu) {
+    snprintf(err, (size_t)nerr, "%s on MuJoCo %s: state sizes nq %d nv %d nu %d, expected %d %d %d",
+             xml, e->versionString(), b->nq, b->nv, b->nu, nq, nv, nu);
+    e->deleteModel(m); free(b); return NULL;
+  }
+  int k = nq + nv;
+  b->m = calloc((size_t)n, sizeof *b->m); b->d = calloc((size_t)n, sizeof *b->d);
+  b->init = calloc((size_t)k, sizeof *b->init); b->scratch = calloc((size_t)n * (size_t)k, sizeof(double));
+  b->rng = calloc((size_t)n, sizeof *b->rng);
+  if (!b->m || !b->d || !b->init || !b->scratch || !b->rng) {
+    snprintf(err, (size_t)nerr, "out of memory"); e->deleteModel(m); bare_destroy(b); return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    b->m[i] = e->copyModel(NULL, m);
+    b->d[i] = b->m[i] ? e->makeData(b->m[i]) : NULL;
+    if (!b->d[i]) {
+      snprintf(err, (size_t)nerr, "env %d: mj_copyModel/mj_makeData failed", i);
+      e->deleteModel(m); bare_destroy(b); return NULL;
+    }
+    b->rng[i] = (seed + (uint64_t)i) * 0x9E3779B97F4A7C15ULL + 1;
+  }
+  e->resetData(b->m[0], b->d[0]);
+  e->getState(b->m[0], b->d[0], b->init, S_QPOS | S_QVEL);
+  e->deleteModel(m);
+  if (mdv_pool_create(&b->pool, T, err, (size_t)nerr) != MDV_POOL_OK) { bare_destroy(b); return NULL; }
+  for (int i = 0; i < n; i++) reset_env(b, i);
+  return b;
+}
+
+/* steps vector steps: actions (steps, n, nu) float64; resets (steps, n) bytes or NULL. */
+void bare_run(bare *b, const double *actions, const unsigned char *resets, int steps) {
+  for (int s = 0; s < steps; s++) {
+    b->actions = actions + (size_t)s * (size_t)b->n * (size_t)b->nu;
+    b->resets = resets ? resets + (size_t)s * (size_t)b->n : NULL;
+    mdv_pool_run(b->pool, job, b);
+  }
+}
+
+/* Env i's qpos and qvel into out (nq + nv doubles). */
+void bare_state(const bare *b, int i, double *out) { b->e->getState(b->m[i], b->d[i], out, S_QPOS | S_QVEL); }
+
+/* mdvec_step_typed(h, row s of actions, dtype) for s < steps; the first nonzero code, else 0. */
+typedef int (*step_typed_fn)(void *, const void *, int);
+int mdvec_loop(void *fn, void *h, const char *actions, size_t row_bytes, int steps, int dtype) {
+  step_typed_fn f = (step_typed_fn)fn;
+  for (int s = 0; s < steps; s++) {
+    int rc = f(h, actions + (size_t)s * row_bytes, dtype);
+    if (rc) return rc;
+  }
+  return 0;
+}
+"""
+
+
+class Shim:
+    """The compiled bare loop (cached by source hash under ``build_dir``) and the engines it opened."""
+
+    def __init__(self, build_dir: Path) -> None:
+        pool_c = ROOT / "libmdvec" / "src" / "pool.c"
+        src = BARE_C + pool_c.read_text()
+        tag = hashlib.sha256(src.encode()).hexdigest()[:12]
+        build_dir.mkdir(parents=True, exist_ok=True)
+        so = build_dir / f"v5_bare_{tag}.so"
+        if not so.is_file():
+            c = build_dir / "v5_bare.c"
+            c.write_text(BARE_C)
+            cmd = [os.environ.get("CC", "cc"), "-O2", "-std=c11", "-shared", "-fPIC", "-pthread",
+                   f"-I{ROOT / 'libmdvec' / 'src'}", "-o", str(so), str(c), str(pool_c), "-ldl"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-1000:]}")
+        self.path = so
+        L = self.lib = ctypes.CDLL(str(so))
+        vp, cp, i, d = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_double
+        L.bare_open.restype, L.bare_open.argtypes = vp, [cp, cp, i]
+        L.bare_version.restype, L.bare_version.argtypes = cp, [vp]
+        L.bare_create.restype = vp
+        L.bare_create.argtypes = [vp, cp, i, i, i, i, d, ctypes.c_uint64, i, i, i, cp, i]
+        L.bare_run.restype, L.bare_run.argtypes = None, [vp, vp, vp, i]
+        L.bare_state.restype, L.bare_state.argtypes = None, [vp, i, vp]
+        L.bare_destroy.restype, L.bare_destroy.argtypes = None, [vp]
+        L.mdvec_loop.restype, L.mdvec_loop.argtypes = i, [vp, vp, vp, ctypes.c_size_t, i, i]
+        self.engines: dict[str, tuple[int, str]] = {}
+
+    def engine(self, path: str) -> tuple[int, str]:
+        """Open (once) the libmujoco at path; return (handle, MuJoCo version string)."""
+        if path not in self.engines:
+            err = ctypes.create_string_buffer(4096)
+            h = self.lib.bare_open(path.encode(), err, len(err))
+            if not h:
+                raise RuntimeError(err.value.decode())
+            self.engines[path] = (h, self.lib.bare_version(h).decode())
+        return self.engines[path]
+
+
+# --------------------------------------------------------------------------- engines and models
+def find_engines(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Return the engines to time: label -> {path, role} (or {skipped: why})."""
+    out: dict[str, dict[str, Any]] = {}
+    mj_dir = Path(mujoco.__file__).parent
+    libs = sorted(glob.glob(str(mj_dir / "libmujoco.so*")))
+    out["mujoco"] = {"path": libs[0], "role": f"mujoco {mujoco.__version__}: the libmujoco mdvec links"}
+    ep = args.envpool_lib
+    if ep is None:
+        spec = importlib.util.find_spec("envpool")
+        if spec is not None and spec.submodule_search_locations:
+            cand = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "mujoco_gym_envpool.so"
+            ep = str(cand) if cand.is_file() else None
+    out["envpool engine"] = ({"path": ep, "role": "the MuJoCo EnvPool links statically (its gym module)"}
+                             if ep else {"skipped": "envpool not installed here and no --envpool-lib"})
+    old = args.old_mujoco
+    if old is None:
+        found = sorted(glob.glob(str(ROOT / "build-bench" / "mujoco-*" / "libmujoco.so.*")))
+        old = found[-1] if found else None
+    out["official old"] = ({"path": old, "role": "the official mujoco wheel's libmujoco of EnvPool's MuJoCo version"}
+                           if old else {"skipped": "no --old-mujoco (see docs/benchmarks_v5.md to fetch it)"})
+    return out
+
+
+def envpool_xml(task: str) -> str | None:
+    """Return the model file EnvPool's v5 task loads (<stem>_envpool.xml of envpool_assets), or None."""
+    spec = importlib.util.find_spec("envpool_assets")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    base = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "assets_gym"
+    stem = Path(gym_tasks.GYM_TASKS[task].xml_file).stem
+    for name in (f"{stem}_envpool.xml", f"{stem}.xml"):
+        if (base / name).is_file():
+            return str(base / name)
+    return None
+
+
+# --------------------------------------------------------------------------- cells
+class Cell:
+    """One backend instance (a backend at one thread count, or one engine on one model file)."""
+
+    kind = ""
+    cpu_in_process = True  # False: the work runs in other processes (its CPU time is not ours)
+
+    def __init__(self, label: str, threads: int | None) -> None:
+        self.label, self.threads = label, threads
+        self.windows: list[dict[str, float]] = []
+        self.steps = 0
+        self.notes: dict[str, Any] = {}
+        self.done_fraction: float | None = None
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        raise NotImplementedError
+
+    def before_window(self) -> None:
+        """Per-window set-up outside the timing (async: pin its processes)."""
+
+    def calibrate(self, rd: dict[str, Any], seconds: float) -> int:
+        """Warm up, then return the steps that fill ``seconds`` (rd's actions are cycled)."""
+        self.before_window()
+        rows = rd["a32"].shape[0]
+        self.step_many(rd, min(2, rows))
+        k, steps, t0 = 2, 0, time.perf_counter()
+        while True:
+            self.step_many(rd, k)
+            steps += k
+            if time.perf_counter() - t0 >= min(0.1, seconds / 3):
+                break
+            k = min(2 * k, rows)
+        per = (time.perf_counter() - t0) / steps
+        return int(min(MAX_STEPS, max(2, round(seconds / per))))
+
+    def run_window(self, rd: dict[str, Any]) -> dict[str, float]:
+        self.before_window()
+        c0, t0 = time.process_time(), time.perf_counter()
+        self.step_many(rd, self.steps)
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        env_steps = self.steps * rd["n"]
+        return {"steps": self.steps, "seconds": dt, "rate": env_steps / dt, "cpu_seconds": cpu,
+                "cpu_rate": env_steps / cpu if cpu > 0 and self.cpu_in_process else None}
+
+    def close(self) -> None:
+        pass
+
+
+class MdvecCell(Cell):
+    kind = "mdvec"
+
+    def __init__(self, task: str, n: int, threads: int, seed: int) -> None:
+        super().__init__("mdvec", threads)
+        self.env = mdvec.VecEnv(n, seed=seed, threads=threads, task=task, autoreset_mode="next_step")
+        self.env.reset()
+        self.buf = self.env.buffers()
+        self.notes = {"api": "VecEnv.step_into_buffers(float32 actions)", "threads": self.env.spec.threads}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        step = self.env.step_into_buffers
+        for a in rd["a32"][:k]:
+            step(a)
+
+    def record_schedule(self, a32: np.ndarray) -> np.ndarray:
+        """Step through a32 (steps, N, nu) and return the reset flags (steps, N) of each step."""
+        out = np.zeros(a32.shape[:2], np.uint8)
+        for s, a in enumerate(a32):
+            self.env.step_into_buffers(a)
+            out[s] = self.buf["reset"]
+        return out
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class MdvecCCell(Cell):
+    kind = "mdvec C"
+
+    def __init__(self, task: str, n: int, threads: int, seed: int, shim: Shim) -> None:
+        super().__init__("mdvec C", threads)
+        self.env = mdvec.VecEnv(n, seed=seed, threads=threads, task=task, autoreset_mode="next_step")
+        self.env.reset()
+        self.shim = shim
+        self.fn = ctypes.cast(mdvec_lib().mdvec_step_typed, ctypes.c_void_p).value
+        self.h = self.env._h.ptr.value  # the library handle (private attribute of the binding)
+        self.notes = {"api": "mdvec_step_typed(float32) in a C loop", "threads": self.env.spec.threads}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        a = rd["a32"]
+        rc = self.shim.lib.mdvec_loop(self.fn, self.h, a.ctypes.data, a[0].nbytes, k, DTYPE_F32)
+        if rc:
+            raise RuntimeError(f"mdvec_step_typed returned {rc}")
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class MdvecGymCell(Cell):
+    kind = "mdvec gym"
+
+    def __init__(self, task: str, n: int, threads: int, seed: int) -> None:
+        super().__init__("mdvec gym", threads)
+        self.env = gymnasium.make_vec(f"mdvec/{task}", num_envs=n, vectorization_mode="vector_entry_point",
+                                      threads=threads, seed=seed)
+        self.env.reset(seed=seed)
+        self.notes = {"api": "gymnasium.make_vec('mdvec/ID', vectorization_mode='vector_entry_point').step",
+                      "autoreset_mode": str(self.env.metadata.get("autoreset_mode"))}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        step = self.env.step
+        for a in rd["a32"][:k]:
+            step(a)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class EnvPoolCell(Cell):
+    kind = "EnvPool"
+
+    def __init__(self, task: str, n: int, threads: int, seed: int) -> None:
+        super().__init__("EnvPool", threads)
+        import envpool
+
+        self.env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=threads,
+                                seed=seed)
+        self.env.reset()
+        cfg = self.env.spec.config
+        self.notes = {"api": "envpool.make(ID, env_type='gymnasium', batch_size=N).step(float64 actions)",
+                      "envpool": envpool.__version__, "num_threads": cfg.num_threads,
+                      "xml_file": cfg.xml_file, "frame_skip": cfg.frame_skip,
+                      "post_constraint": getattr(cfg, "post_constraint", None),
+                      "thread_affinity_offset": cfg.thread_affinity_offset}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        step = self.env.step
+        for a in rd["a64"][:k]:
+            step(a)
+
+    def calibrate(self, rd: dict[str, Any], seconds: float) -> int:
+        """As Cell's, then (untimed) the fraction of env-steps ending an episode, to compare with mdvec's."""
+        steps = super().calibrate(rd, seconds)
+        ends, rows = 0, rd["a64"][:max(50, 4000 // rd["n"])]
+        for a in rows:
+            _, _, term, trunc, _ = self.env.step(a)
+            ends += int(np.count_nonzero(term | trunc))
+        self.done_fraction = ends / len(rows) / rd["n"]
+        return steps
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class GymCell(Cell):
+    """Gymnasium's own SyncVectorEnv or AsyncVectorEnv of the task."""
+
+    def __init__(self, task: str, n: int, threads: int | None, seed: int, mode: str) -> None:
+        super().__init__(mode, threads)
+        self.kind = mode
+        kw: dict[str, Any] = {}
+        if mode == "async":
+            kw["vector_kwargs"] = {"context": "fork", "shared_memory": True}
+        self.env = gymnasium.make_vec(task, num_envs=n, vectorization_mode=mode, **kw)
+        self.env.reset(seed=seed)
+        self.notes = {"api": f"gymnasium.make_vec(ID, vectorization_mode='{mode}').step",
+                      "autoreset_mode": str(self.env.metadata.get("autoreset_mode")), **kw}
+        self.cpus: list[int] | None = None
+
+    def pin(self, threads: int) -> None:
+        """Pin the worker processes to the first ``threads`` allowed CPUs (all when threads >= CPUs)."""
+        allowed = sorted(os.sched_getaffinity(0))
+        cpus = allowed[:threads] if threads < len(allowed) else allowed
+        for p in self.env.processes:
+            os.sched_setaffinity(p.pid, cpus)
+        self.cpus = cpus
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        step = self.env.step
+        for a in rd["a32"][:k]:
+            step(a)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class AsyncPinned(Cell):
+    """One AsyncVectorEnv shared by the thread counts: each cell pins its processes before its windows."""
+
+    kind = "async"
+    cpu_in_process = False
+
+    def __init__(self, shared: GymCell, threads: int) -> None:
+        super().__init__("async", threads)
+        self.shared = shared
+        self.notes = dict(shared.notes, processes=len(shared.env.processes),
+                          pinned="to the first T CPUs" if threads < CPUs() else "not pinned (T >= CPUs)")
+
+    def before_window(self) -> None:
+        self.shared.pin(self.threads)
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        self.shared.step_many(rd, k)
+
+
+def CPUs() -> int:  # noqa: N802 - a constant-like accessor
+    return CPUS
+
+
+class BareCell(Cell):
+    kind = "bare"
+
+    def __init__(self, label: str, shim: Shim, engine_path: str, xml: str, n: int, threads: int, frame_skip: int,
+                 noise: float, seed: int, sizes: tuple[int, int, int]) -> None:
+        super().__init__(label, threads)
+        self.shim = shim
+        eng, version = shim.engine(engine_path)
+        err = ctypes.create_string_buffer(4096)
+        self.b = shim.lib.bare_create(eng, xml.encode(), n, threads, frame_skip, 1, noise, seed, *sizes, err, len(err))
+        if not self.b:
+            raise RuntimeError(err.value.decode())
+        self.version = version
+        self.notes = {"api": "bare C loop on mdvec's pool (ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
+                             "resets on mdvec's schedule)", "engine": engine_path, "mujoco": version,
+                      "xml": xml, "frame_skip": frame_skip, "noise": noise}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        sched = rd["resets"]
+        self.shim.lib.bare_run(self.b, rd["a64"].ctypes.data, sched.ctypes.data, k)
+
+    def close(self) -> None:
+        if self.b:
+            self.shim.lib.bare_destroy(self.b)
+            self.b = None
+
+
+class BatchCell(Cell):
+    kind = "batch"
+
+    def __init__(self, xml: str, n: int, threads: int, frame_skip: int) -> None:
+        super().__init__("batch", threads)
+        model = mujoco.MjModel.from_xml_path(xml)
+        self.batch = mujoco.batch.Batch(model, nsim=n, nthread=threads, persistent=True)
+        self.ctrl = self.batch.bind("ctrl")
+        self.fs = frame_skip
+        self.notes = {"api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids); step(ids, nstep)",
+                      "nthread": threads, "rnePostConstraint": False}
+
+    def step_many(self, rd: dict[str, Any], k: int) -> None:
+        b, ctrl, fs = self.batch, self.ctrl, self.fs
+        a64, resets, any_reset, keep = rd["a64"], rd["resets_bool"], rd["any_reset"], rd["keep_ids"]
+        for s in range(k):
+            ctrl[:] = a64[s]
+            if any_reset[s]:
+                b.reset(np.flatnonzero(resets[s]))
+                b.step(keep[s], nstep=fs)
+            else:
+                b.step(nstep=fs)
+
+
+# --------------------------------------------------------------------------- one group: a task at one N
+def round_data(task_box: tuple[np.ndarray, np.ndarray], rng: np.random.Generator, steps: int, n: int,
+               schedule: np.ndarray) -> dict[str, Any]:
+    """Pre-generate one round's actions (float32 and float64 copies) and the cycled reset schedule."""
+    low, high = task_box
+    a32 = rng.uniform(low, high, (steps, n, len(low))).astype(np.float32)
+    idx = np.arange(steps) % len(schedule)
+    resets = np.ascontiguousarray(schedule[idx])
+    rb = resets.astype(bool)
+    any_reset = rb.any(axis=1)
+    keep = [np.flatnonzero(~r) if a else None for r, a in zip(rb, any_reset)]
+    return {"n": n, "a32": a32, "a64": a32.astype(np.float64), "resets": resets, "resets_bool": rb,
+            "any_reset": any_reset, "keep_ids": keep}
+
+
+def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines: dict[str, dict[str, Any]],
+               skipped: dict[str, str]) -> list[Cell]:
+    """Build every cell of (task, N); a backend that cannot be built is recorded in skipped."""
+    spec = gym_tasks.GYM_TASKS[task]
+    cells: list[Cell] = []
+    probe = mdvec.VecEnv(1, task=task)
+    opts = probe.spec.options
+    xml, fs = opts["xml_file"], int(opts["frame_skip"])
+    noise = float(opts.get("reset_noise_scale", 0.005))
+    model = mujoco.MjModel.from_xml_path(xml)
+    sizes = (model.nq, model.nv, model.nu)
+    probe.close()
+
+    def add(name: str, make: Any) -> None:
+        if name.split(" T=")[0] not in args.backends and not name.startswith("engine"):
+            return
+        try:
+            c = make()
+            if c is not None:
+                cells.append(c)
+        except Exception as exc:  # one backend failing must not lose the others
+            skipped[name] = f"{type(exc).__name__}: {exc}"
+            print(f"  skipped {name}: {skipped[name]}", flush=True)
+
+    asyncs: GymCell | None = None
+    if "async" in args.backends and n <= args.async_max_envs:  # first: fork before the others' threads
+        try:
+            asyncs = GymCell(task, n, None, args.seed, "async")
+        except Exception as exc:
+            skipped["async"] = f"{type(exc).__name__}: {exc}"
+    elif "async" in args.backends:
+        skipped["async"] = f"N = {n} > --async-max-envs {args.async_max_envs}"
+    for t in args.threads:
+        add(f"mdvec T={t}", lambda t=t: MdvecCell(task, n, t, args.seed))
+        add(f"mdvec C T={t}", lambda t=t: MdvecCCell(task, n, t, args.seed, shim))
+        add(f"mdvec gym T={t}", lambda t=t: MdvecGymCell(task, n, t, args.seed))
+        add(f"EnvPool T={t}", lambda t=t: EnvPoolCell(task, n, t, args.seed))
+        add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, noise,
+                                                args.seed, sizes))
+        add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs))
+        if asyncs is not None:
+            add(f"async T={t}", lambda t=t: AsyncPinned(asyncs, t))
+    add("sync T=1", lambda: GymCell(task, n, 1, args.seed, "sync"))
+    if n == args.engine_envs and "engines" in args.backends:
+        ep_xml = envpool_xml(task)
+        for label, e in engines.items():
+            if "path" not in e:
+                continue
+            for xml_kind, path in (("gym xml", xml), ("envpool xml", ep_xml)):
+                if path is None or (label == "mujoco" and xml_kind == "gym xml" and 1 in args.threads):
+                    continue  # that one is the bare T=1 cell
+                if label == "official old" and xml_kind == "envpool xml":
+                    continue
+                add(f"engine {label} / {xml_kind}",
+                    lambda e=e, path=path, label=label, xml_kind=xml_kind: BareCell(
+                        f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, noise, args.seed, sizes))
+    if asyncs is not None:
+        cells.append(_Closer(asyncs))
+    return cells
+
+
+class _Closer(Cell):
+    """Not a timed cell: closes a shared backend with the group."""
+
+    kind = "closer"
+
+    def __init__(self, inner: Cell) -> None:
+        super().__init__("_closer", None)
+        self.inner = inner
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
+              engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Run every cell of (task, N) in alternating windows; return the group's JSON."""
+    load0 = os.getloadavg()
+    t_start = time.perf_counter()
+    skipped: dict[str, str] = {}
+    cells = open_cells(task, n, args, shim, engines, skipped)
+    timed = [c for c in cells if c.kind != "closer"]
+    spec = gym_tasks.GYM_TASKS[task]
+    box_env = mdvec.VecEnv(1, task=task)
+    box = (box_env.spec.action_low.astype(np.float64), box_env.spec.action_high.astype(np.float64))
+    box_env.close()
+    rng = np.random.default_rng([args.seed, gi])
+    # the reset schedule: mdvec's own resets (NEXT_STEP) under this group's random actions
+    recorder = MdvecCell(task, n, 1, args.seed + 1)
+    sched_steps = args.schedule_steps
+    sched = recorder.record_schedule(rng.uniform(*box, (sched_steps, n, len(box[0]))).astype(np.float32))
+    recorder.close()
+    reset_fraction = float(sched.mean())
+    try:
+        probe = round_data(box, rng, 512, n, sched)
+        for c in list(timed):
+            try:
+                c.steps = c.calibrate(probe, args.window_seconds)
+            except Exception as exc:
+                skipped[f"{c.label} T={c.threads}"] = f"warmup: {type(exc).__name__}: {exc}"
+                timed.remove(c)
+        longest = max([c.steps for c in timed] or [1])
+        for r in range(args.rounds):
+            rd = round_data(box, rng, longest, n, sched)
+            order = timed[r % len(timed):] + timed[:r % len(timed)] if timed else []
+            for c in order:
+                try:
+                    w = c.run_window(rd)
+                except Exception as exc:
+                    skipped[f"{c.label} T={c.threads}"] = f"window {r + 1}: {type(exc).__name__}: {exc}"
+                    timed.remove(c)
+                    continue
+                w["round"] = r
+                c.windows.append(w)
+            if args.verbose:
+                print(f"  round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", flush=True)
+    finally:
+        for c in cells:
+            try:
+                c.close()
+            except Exception:  # noqa: S110 - closing is best effort
+                pass
+    out_cells = []
+    for c in cells:
+        if c.kind == "closer" or not c.windows:
+            continue
+        rates = [w["rate"] for w in c.windows]
+        med = statistics.median(rates)
+        cpu_rates = [w["cpu_rate"] for w in c.windows if w.get("cpu_rate")]
+        out_cells.append({"label": c.label, "threads": c.threads, "steps_per_window": c.steps,
+                          "done_fraction": c.done_fraction,
+                          "cpu_median": statistics.median(cpu_rates) if cpu_rates else None,
+                          "median": med, "spread": (max(rates) - min(rates)) / med, "windows": c.windows,
+                          "notes": c.notes})
+    res = {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction,
+           "schedule_steps": sched_steps, "load_before": list(load0), "load_after": list(os.getloadavg()),
+           "seconds": time.perf_counter() - t_start, "cells": out_cells, "skipped": skipped,
+           "max_episode_steps": spec.max_episode_steps}
+    return res
+
+
+# --------------------------------------------------------------------------- summary
+def cell_of(group: dict[str, Any], label: str, threads: int | None) -> dict[str, Any] | None:
+    for c in group["cells"]:
+        if c["label"] == label and (threads is None or c["threads"] == threads):
+            return c
+    return None
+
+
+def paired_ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str = "rate") -> float | None:
+    """Median over rounds of a's window rate / b's in the same round (key "cpu_rate": per CPU-second)."""
+    if not a or not b:
+        return None
+    rb = {w["round"]: w.get(key) for w in b["windows"]}
+    rs = [w[key] / rb[w["round"]] for w in a["windows"] if w.get(key) and rb.get(w["round"])]
+    return statistics.median(rs) if rs else None
+
+
+def engine_ratios(groups: list[dict[str, Any]], task: str, engine_envs: int) -> dict[str, Any]:
+    """Engine timings of a task (bare C loop, N = engine_envs, T = 1): medians and paired ratios.
+
+    Each ratio is given per wall-clock second and per CPU-second of this process (single-threaded cells:
+    the CPU-second one ignores the time other processes held the CPU, so it is the steadier on a shared
+    machine); ``engine_ratio`` is the CPU one (wall when there is none): EnvPool's engine over mujoco
+    4.0.0 on Gymnasium's model file; ``physics_ratio``: EnvPool's engine on EnvPool's model file over
+    mujoco 4.0.0 on Gymnasium's, the physics under each wrapper.
+    """
+    g = next((g for g in groups if g["task"] == task and g["num_envs"] == engine_envs), None)
+    if g is None:
+        return {}
+    m_gym = cell_of(g, "bare", 1)
+    m_ep = cell_of(g, "engine mujoco / envpool xml", None)
+    e_gym = cell_of(g, "engine envpool engine / gym xml", None)
+    e_ep = cell_of(g, "engine envpool engine / envpool xml", None)
+    o_gym = cell_of(g, "engine official old / gym xml", None)
+    out: dict[str, Any] = {}
+    for name, c in (("mujoco_gym_xml", m_gym), ("mujoco_envpool_xml", m_ep), ("envpool_engine_gym_xml", e_gym),
+                    ("envpool_engine_envpool_xml", e_ep), ("official_old_gym_xml", o_gym)):
+        out[name] = c["median"] if c else None
+        out[name + "_cpu"] = c.get("cpu_median") if c else None
+    for name, (a, b) in {"envpool_engine_over_mujoco": (e_gym, m_gym),
+                         "envpool_engine_over_mujoco_envpool_xml": (e_ep, m_ep),
+                         "official_old_over_mujoco": (o_gym, m_gym),
+                         "envpool_physics_over_mujoco_physics": (e_ep, m_gym),
+                         "envpool_xml_over_gym_xml_on_mujoco": (m_ep, m_gym)}.items():
+        out["ratio_" + name] = paired_ratio(a, b)
+        out["ratio_" + name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
+    pick = (lambda k: out["ratio_" + k + "_cpu"] or out["ratio_" + k])
+    out["engine_ratio"] = pick("envpool_engine_over_mujoco")
+    out["physics_ratio"] = pick("envpool_physics_over_mujoco_physics")
+    return out
+
+
+def summarize(groups: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One row per (task, T, N): rates (wall-clock medians) and paired ratios (wall; _cpu: per CPU-second)."""
+    rows = []
+    for g in groups:
+        eng = engine_ratios(groups, g["task"], args.engine_envs)
+        er, pr = eng.get("engine_ratio"), eng.get("physics_ratio")
+        for t in args.threads:
+            m, mc, mg = cell_of(g, "mdvec", t), cell_of(g, "mdvec C", t), cell_of(g, "mdvec gym", t)
+            ep, bare, batch = cell_of(g, "EnvPool", t), cell_of(g, "bare", t), cell_of(g, "batch", t)
+            sync, asy = cell_of(g, "sync", 1), cell_of(g, "async", t)
+            rate = (lambda c: c["median"] if c else None)
+            row: dict[str, Any] = {
+                "task": g["task"], "threads": t, "num_envs": g["num_envs"],
+                "mdvec": rate(m), "mdvec_C": rate(mc), "mdvec_gym": rate(mg), "envpool": rate(ep),
+                "bare": rate(bare), "batch": rate(batch), "sync": rate(sync), "async": rate(asy),
+                "engine_ratio": er, "physics_ratio": pr, "reset_fraction_mdvec": g["reset_fraction_mdvec"],
+                "envpool_done_fraction": ep.get("done_fraction") if ep else None}
+            for name, (a, b) in {"mdvec_over_bare": (m, bare), "mdvec_C_over_bare": (mc, bare),
+                                 "mdvec_gym_over_bare": (mg, bare), "mdvec_over_batch": (m, batch),
+                                 "mdvec_over_envpool": (m, ep), "mdvec_gym_over_envpool": (mg, ep),
+                                 "envpool_over_bare": (ep, bare), "mdvec_over_sync": (m, sync),
+                                 "mdvec_over_async": (m, asy)}.items():
+                row[name] = paired_ratio(a, b)
+                row[name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
+            # on equal physics: EnvPool's rate divided by its physics' speed relative to mdvec's
+            for name in ("mdvec_over_envpool", "mdvec_gym_over_envpool"):
+                row[name + "_equal_physics"] = row[name] * pr if row[name] and pr else None
+            row["envpool_over_own_bare"] = row["envpool_over_bare"] / pr if row["envpool_over_bare"] and pr else None
+            rows.append(row)
+    return rows
+
+
+def _f(x: float | None, ratio: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "-"
+    return f"{x:.2f}" if ratio else f"{x:,.0f}"
+
+
+def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: argparse.Namespace,
+             meta: dict[str, Any]) -> str:
+    """The tables of docs/benchmarks_v5.md for this run."""
+    v = meta["versions"]
+    lines = [f"Run {meta['stamp']}: {meta['machine']['cpu_model']}, {meta['machine']['cores']} cores, "
+             f"load {meta['machine']['loadavg'][0]:.2f} -> {meta['machine_after']['loadavg'][0]:.2f}; "
+             f"mujoco {v['mujoco']}, EnvPool {v.get('envpool')} (MuJoCo {v.get('envpool_mujoco')}), "
+             f"gymnasium {v['gymnasium']}; {args.rounds} rounds of {args.window_seconds} s windows.", "",
+             "env-steps/s are medians of wall-clock window rates; ratios are medians of per-round ratios "
+             "(wall clock; \"cpu\": per CPU-second of the process).", "",
+             "| task | T | N | mdvec | mdvec/bare | (cpu) | mdvec C/bare | mdvec gym | EnvPool | mdvec gym/EnvPool "
+             "| mdvec/EnvPool | physics ratio | mdvec/EnvPool, equal physics | bare | batch | sync | async |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['task']} | {r['threads']} | {r['num_envs']} | {_f(r['mdvec'])} | "
+            f"{_f(r['mdvec_over_bare'], True)} | {_f(r['mdvec_over_bare_cpu'], True)} | "
+            f"{_f(r['mdvec_C_over_bare'], True)} | {_f(r['mdvec_gym'])} | {_f(r['envpool'])} | "
+            f"{_f(r['mdvec_gym_over_envpool'], True)} | {_f(r['mdvec_over_envpool'], True)} | "
+            f"{_f(r['physics_ratio'], True)} | {_f(r['mdvec_over_envpool_equal_physics'], True)} | "
+            f"{_f(r['bare'])} | {_f(r['batch'])} | {_f(r['sync'])} | {_f(r['async'])} |")
+    lines += ["", f"Engines: the bare C loop at N = {args.engine_envs}, T = 1 on each engine and model file "
+              "(env-steps per CPU-second; ratios per CPU-second, paired by round, wall-clock ones in brackets):", "",
+              "| task | mujoco 4, gym xml | EnvPool's engine, gym xml | official old, gym xml | mujoco 4, EnvPool xml "
+              "| EnvPool's engine, EnvPool xml | engine ratio | official old / mujoco 4 | EnvPool xml / gym xml "
+              "(mujoco 4) | physics ratio |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for task in dict.fromkeys(g["task"] for g in groups):
+        e = engine_ratios(groups, task, args.engine_envs)
+        if not e:
+            continue
+
+        def both(k: str, e: dict[str, Any] = e) -> str:
+            return f"{_f(e['ratio_' + k + '_cpu'], True)} ({_f(e['ratio_' + k], True)})"
+
+        lines.append(f"| {task} | {_f(e['mujoco_gym_xml_cpu'])} | {_f(e['envpool_engine_gym_xml_cpu'])} | "
+                     f"{_f(e['official_old_gym_xml_cpu'])} | {_f(e['mujoco_envpool_xml_cpu'])} | "
+                     f"{_f(e['envpool_engine_envpool_xml_cpu'])} | {both('envpool_engine_over_mujoco')} | "
+                     f"{both('official_old_over_mujoco')} | {both('envpool_xml_over_gym_xml_on_mujoco')} | "
+                     f"{both('envpool_physics_over_mujoco_physics')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title: str) -> str:
+    """Bars per task (log scale), one panel per (T, N), plus a panel of mdvec's ratios."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "plot skipped: matplotlib not installed"
+    configs = sorted({(r["threads"], r["num_envs"]) for r in rows})
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    series = [("mdvec", "mdvec"), ("mdvec_gym", "mdvec gym"), ("envpool", "EnvPool"), ("bare", "bare (mujoco 4)"),
+              ("batch", "mujoco.batch"), ("sync", "gym sync"), ("async", "gym async")]
+    ncols = 2
+    nrows = (len(configs) + 1 + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(15, 4.2 * nrows), squeeze=False)
+    width = 0.8 / len(series)
+    for ax, (t, n) in zip(axes.flat, configs):
+        sub = {r["task"]: r for r in rows if (r["threads"], r["num_envs"]) == (t, n)}
+        for k, (key, name) in enumerate(series):
+            xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(tasks))]
+            ys = [(sub.get(task) or {}).get(key) or 0.0 for task in tasks]
+            ax.bar(xs, ys, width, label=name)
+        ax.set_yscale("log")
+        ax.set_title(f"T = {t} threads, N = {n} envs", fontsize=10)
+        ax.set_xticks(range(len(tasks)), [task.replace("-v5", "") for task in tasks], rotation=30, fontsize=8)
+        ax.set_ylabel("env-steps/s (median)")
+    ax = axes.flat[len(configs)]
+    for k, (t, n) in enumerate(configs):
+        sub = {r["task"]: r for r in rows if (r["threads"], r["num_envs"]) == (t, n)}
+        ax.plot(range(len(tasks)), [(sub.get(task) or {}).get("mdvec_over_bare") or np.nan for task in tasks],
+                "o-", label=f"mdvec/bare T={t} N={n}")
+        ax.plot(range(len(tasks)), [(sub.get(task) or {}).get("mdvec_gym_over_envpool") or np.nan for task in tasks],
+                "s--", label=f"mdvec gym/EnvPool T={t} N={n}")
+    eng = [(next((r for r in rows if r["task"] == task), {}) or {}).get("physics_ratio") or np.nan for task in tasks]
+    ax.plot(range(len(tasks)), eng, "k^:", label="physics ratio (EnvPool's engine+xml / mujoco 4+gym xml)")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.axhline(0.95, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(range(len(tasks)), [task.replace("-v5", "") for task in tasks], rotation=30, fontsize=8)
+    ax.set_title("ratios (paired medians)", fontsize=10)
+    ax.legend(fontsize=6, ncol=2)
+    for extra in list(axes.flat)[len(configs) + 1:]:
+        extra.axis("off")
+    axes.flat[0].legend(fontsize=7, ncol=4)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return f"wrote {path}"
+
+
+# --------------------------------------------------------------------------- machine and versions
+def machine_info() -> dict[str, Any]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        gov = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").read_text().strip()
+    except OSError:
+        gov = "unknown"
+    return {"cores": os.cpu_count(), "cpus_allowed": CPUS, "loadavg": list(os.getloadavg()), "cpu_model": model,
+            "governor": gov, "platform": platform.platform(),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"python": platform.python_version(), "numpy": np.__version__, "mujoco": mujoco.__version__,
+                           "gymnasium": gymnasium.__version__ if gymnasium else None, "mdvec": mdvec.__version__,
+                           "mdvec_library": mdvec_lib().mdvec_version(), "mdvec_lib_path": os.environ.get("MDVEC_LIB")}
+    try:
+        import envpool
+
+        out["envpool"] = envpool.__version__
+    except ImportError as exc:
+        out["envpool"] = f"not importable: {exc}"
+    for label, e in engines.items():
+        if "path" in e:
+            try:
+                out[f"{label.replace(' ', '_')}_version"] = shim.engine(e["path"])[1]
+            except RuntimeError as exc:
+                e["skipped"] = str(exc)
+                del e["path"]
+    out["envpool_mujoco"] = out.get("envpool_engine_version")
+    return out
+
+
+# --------------------------------------------------------------------------- command line
+BACKENDS = ("mdvec", "mdvec C", "mdvec gym", "EnvPool", "bare", "batch", "sync", "async", "engines")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(",") if v.strip())
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated v5 ids (default: all mdvec has)")
+    p.add_argument("--threads", type=_ints, default=(1, 2))
+    p.add_argument("--envs", type=_ints, default=None, help="numbers of envs (default 8,64; --quick 8)")
+    p.add_argument("--window-seconds", type=float, default=None, help="default 0.25 (--quick 0.05)")
+    p.add_argument("--rounds", type=int, default=None, help="default 7 (--quick 2)")
+    p.add_argument("--backends", default=None, help=f"subset of {','.join(BACKENDS)} (--quick: all but batch)")
+    p.add_argument("--engine-envs", type=int, default=8, help="N of the engine cells (T = 1)")
+    p.add_argument("--async-max-envs", type=int, default=64)
+    p.add_argument("--schedule-steps", type=int, default=400, help="steps of mdvec's recorded reset schedule")
+    p.add_argument("--envpool-lib", default=None, help="EnvPool's mujoco_gym_envpool.so (default: found via import)")
+    p.add_argument("--old-mujoco", default=None,
+                   help="the official libmujoco.so of EnvPool's MuJoCo version (default build-bench/mujoco-*/)")
+    p.add_argument("--build-dir", type=Path, default=ROOT / "build-bench" / "v5_bare")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    p.add_argument("--resume", type=Path, default=None, help="a partial v5_sidebyside_*.json to continue")
+    p.add_argument("--verbose", action="store_true")
+    a = p.parse_args(argv)
+    a.tasks = tuple(t for t in a.tasks.split(",") if t)
+    unknown = [t for t in a.tasks if t not in TASKS]
+    if unknown:
+        p.error(f"--tasks: unknown {unknown}; choose from {','.join(TASKS)}")
+    quick = {"envs": (8,), "window_seconds": 0.05, "rounds": 2,
+             "backends": ",".join(b for b in BACKENDS if b != "batch")}
+    full = {"envs": (8, 64), "window_seconds": 0.25, "rounds": 7, "backends": ",".join(BACKENDS)}
+    for k, v in (quick if a.quick else full).items():
+        if getattr(a, k) is None:
+            setattr(a, k, v)
+    a.backends = tuple(b.strip() for b in a.backends.split(",") if b.strip())
+    bad = [b for b in a.backends if b not in BACKENDS]
+    if bad:
+        p.error(f"--backends: unknown {bad}; choose from {','.join(BACKENDS)}")
+    return a
+
+
+SETTING_KEYS = ("tasks", "threads", "envs", "window_seconds", "rounds", "backends", "engine_envs",
+                "async_max_envs", "schedule_steps", "seed", "quick")
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if gymnasium is None:
+        print("gymnasium is needed (the v5 model files and the Gymnasium backends)", file=sys.stderr)
+        return 2
+    settings = {k: getattr(args, k) for k in SETTING_KEYS}
+    shim = Shim(args.build_dir)
+    engines = find_engines(args)
+    report: dict[str, Any]
+    if args.resume:
+        report = json.loads(args.resume.read_text())
+        old = report["settings"]
+        if {k: old.get(k) for k in SETTING_KEYS} != json.loads(json.dumps(settings)):
+            print(f"--resume: settings differ from {args.resume}: {old}", file=sys.stderr)
+            return 2
+        stem = args.resume.with_suffix("")
+    else:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stem = args.out / f"v5_sidebyside_{stamp}"
+        report = {"tool": "bench/v5_sidebyside.py", "stamp": stamp, "machine": machine_info(),
+                  "versions": versions(shim, engines), "engines": engines, "settings": settings,
+                  "bare_shim": str(shim.path), "groups": [], "complete": False}
+        args.out.mkdir(parents=True, exist_ok=True)
+    print(f"v5 side-by-side: {CPUS} CPUs, load {os.getloadavg()[0]:.2f}; tasks {len(args.tasks)}, threads "
+          f"{args.threads}, envs {args.envs}, {args.rounds} x {args.window_seconds} s; engines "
+          f"{ {k: e.get('path', e.get('skipped')) for k, e in engines.items()} }", flush=True)
+    done = {(g["task"], g["num_envs"]) for g in report["groups"]}
+    gi = 0
+    for task in args.tasks:
+        for n in args.envs:
+            gi += 1
+            if (task, n) in done:
+                continue
+            print(f"{task} N={n} (load {os.getloadavg()[0]:.2f})", flush=True)
+            g = run_group(task, n, gi, args, shim, engines)
+            report["groups"].append(g)
+            stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
+            for c in g["cells"]:
+                print(f"  {c['label']:38s} T={c['threads']}  {c['median']:>12,.0f} env-steps/s  "
+                      f"spread {100 * c['spread']:.0f}%", flush=True)
+    report["machine_after"] = machine_info()
+    rows = summarize(report["groups"], args)
+    report["rows"] = rows
+    report["engine_summary"] = {t: engine_ratios(report["groups"], t, args.engine_envs) for t in args.tasks}
+    warnings = []
+    for when, m in (("start", report["machine"]), ("end", report["machine_after"])):
+        if m["loadavg"][0] > 0.5 * CPUS:
+            warnings.append(f"load average {m['loadavg'][0]:.2f} at the {when} on {CPUS} CPUs: shared machine")
+    for g in report["groups"]:
+        for c in g["cells"]:
+            if c["spread"] > SPREAD_WARNING:
+                warnings.append(f"{g['task']} N={g['num_envs']} {c['label']} T={c['threads']}: windows spread "
+                                f"{100 * c['spread']:.0f}%")
+    report["warnings"] = warnings
+    report["complete"] = True
+    md = markdown(rows, report["groups"], args, report)
+    stem.with_suffix(".md").write_text(md)
+    title = (f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, {CPUS} CPUs, load "
+             f"{report['machine']['loadavg'][0]:.1f}")
+    report["plot"] = plot(rows, args, stem.with_suffix(".png"), title)
+    stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    print()
+    print(md)
+    print(f"{len(warnings)} warnings (see the JSON); wrote {stem}.json, .md; {report['plot']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
