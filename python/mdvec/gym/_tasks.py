@@ -111,7 +111,14 @@ DUCK_ID = "mdvec/DuckBalance-v0"
 def register_builtin() -> None:
     """Register the built-in ids (the duck), and the other tasks' hooks when present."""
     if DUCK_ID not in TASKS:
-        register_task(DUCK_ID, "duck", _duck_reference, {}, render_fps=50)
+        entry = register_task(DUCK_ID, "duck", _duck_reference, {}, render_fps=50)
+        entry.env_class.__doc__ = (  # type: ignore[attr-defined]
+            "The duck balance task as one gymnasium.Env (backend 'c' or 'reference', same bits).\n\n"
+            "Observation Box(-inf, inf, (48,), float32), action Box(-1, 1, (14,), float32). The task only "
+            "truncates: terminated is always False, truncated is True at t == episode_len (a fall is not "
+            "terminal; info['fallen'] flags it), so bootstrap from the final observation. Keywords: "
+            "backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, height, camera, "
+            "and the task options (mdvec.task_options('duck')).")
     try:
         from ..gym_tasks import GYM_TASKS  # Gymnasium's MuJoCo tasks that libmdvec implements
     except ImportError:
