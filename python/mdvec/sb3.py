@@ -19,7 +19,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a venv without stable-baselines3
     raise ImportError(
         "mdvec.sb3 needs stable-baselines3, which is not installed: install a CPU torch first "
-        "(pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu), then "
+        "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then "
         "pip install 'mdvec[sb3]'"
     ) from exc
 
