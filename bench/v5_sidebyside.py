@@ -2,14 +2,16 @@
 
 Per task and per number of envs N, every backend below is built once (each thread count its own
 instance) and all are stepped in alternating windows (one window per cell per round, the starting
-cell rotating each round), with the same pre-generated uniform random actions in the task's action
-box (float32, as Gymnasium's Box; float64 copies of the same values for the float64 APIs), each
-with the task's own terminations, truncations and NEXT_STEP autoresets (Gymnasium's default and
-EnvPool's behaviour: the step after an episode ends resets that env instead of stepping it).
+cell rotating each round). First mdvec records a run under uniform random actions in the task's
+action box (float32, as Gymnasium's Box; float64 copies of the same values for the float64 APIs):
+the actions, the envs it reset at each step and every env's qpos and qvel after each step. Every
+cell steps with those actions, each with the task's own terminations, truncations and NEXT_STEP
+autoresets (Gymnasium's default and EnvPool's behaviour: the step after an episode ends resets
+that env instead of stepping it); the bare cells replay the recording's resets too.
 
   mdvec         ``mdvec.VecEnv(N, task=ID, threads=T, autoreset_mode="next_step").step_into_buffers``:
                 the Python binding's zero-copy path (one ctypes call per vector step)
-  mdvec C       the same handle stepped by ``mdvec_step_typed`` in a C loop: the library alone
+  mdvec C       the same kind of handle stepped by ``mdvec_step_typed`` in a C loop: the library alone
   mdvec gym     ``gymnasium.make_vec("mdvec/ID", N, vectorization_mode="vector_entry_point",
                 threads=T).step``: Gymnasium's vector API (tuples, info dicts), as EnvPool's
   EnvPool       ``envpool.make(ID, env_type="gymnasium", num_envs=N, batch_size=N, num_threads=T).step``
@@ -19,22 +21,27 @@ EnvPool's behaviour: the step after an episode ends resets that env instead of s
                 processes, pinned to T CPUs for each window (T >= CPUs: not pinned)
   bare          the physics of a v5 step and nothing else, on mujoco 4.0.0 (the libmujoco mdvec links)
                 and mdvec's own worker pool (libmdvec/src/pool.c compiled in, env i on thread i mod T):
-                per env either the task's ctrl + frame_skip x mj_step + mj_rnePostConstraint (Gymnasium
-                v5's do_simulation; EnvPool's post_constraint) or, where mdvec reset that env at that
-                step of a recording with the same actions (the schedule, cycled), mj_resetData + noise
-                + mj_forward. A small C library compiled by this script (cc) and called once per window.
+                rewound to the recording's start before each window (untimed), then per env and step
+                either ctrl = action, frame_skip x mj_step, mj_rnePostConstraint (Gymnasium v5's
+                do_simulation; EnvPool's post_constraint) or, where mdvec reset that env, mj_resetData,
+                the recorded qpos and qvel, mj_forward (reset_model + set_state with mdvec's noise draws).
+                So it replays mdvec's physics, bit for bit (checked at each window's end: the JSON's
+                replay_max_abs_diff is 0.0); no observation, reward or termination check. A small C
+                library compiled by this script (cc) and called once per window.
   batch         ``mujoco.batch.Batch(model, N, nthread=T, persistent=True)``: MuJoCo 4's own thread pool
-                from Python (ctrl written per step, step(ids, nstep=frame_skip), reset(ids) on the same
-                schedule; no mj_rnePostConstraint): the best a MuJoCo 4 Python user gets without C.
+                from Python (ctrl written per step, step(ids, nstep=frame_skip); resets as bare's, by
+                reset(ids), qpos/qvel writes and forward(ids); no mj_rnePostConstraint): the best a
+                MuJoCo 4 Python user gets without C.
 
 Engines (N = engine_envs, T = 1, in the same rotation as the N = engine_envs cells): the bare C loop
 above, unchanged, on each libmujoco: mujoco 4.0.0, the MuJoCo that EnvPool's module links statically
 (``envpool/mujoco/mujoco_gym_envpool.so`` exports MuJoCo's C API: dlopen'ed, RTLD_LOCAL|RTLD_DEEPBIND)
 and, when present, the official wheel of that MuJoCo version (``--old-mujoco``; separates the version
 from EnvPool's build of it), each on Gymnasium's v5 model file and on EnvPool's. Same driver, same
-model file, same actions, same reset schedule and noise draws: only the engine binary differs, so
-``engine ratio = EnvPool's engine / mujoco 4.0.0`` is the engine's speed alone, and
-``mdvec/EnvPool x engine ratio`` compares the wrappers on equal engines.
+model file, same actions, same resets to the same states: only the engine binary differs, so
+``engine ratio = EnvPool's engine / mujoco 4.0.0`` (same model file) is the engine's speed alone,
+``physics ratio`` (EnvPool's engine on EnvPool's file over mujoco 4.0.0 on Gymnasium's) the physics
+under each wrapper, and ``mdvec/EnvPool x physics ratio`` compares the wrappers on equal physics.
 
 Ratios are medians over rounds of per-round ratios (windows of one round are adjacent in time, so
 machine drift cancels); rates are medians of the window rates. The JSON (written after every task
@@ -94,14 +101,16 @@ DTYPE_F32 = 1  # MDVEC_DTYPE_F32
 BARE_C = r"""
 /* v5 bare physics (generated by bench/v5_sidebyside.py): N envs of one MJCF on any libmujoco
  * (dlopen'ed by path), stepped on mdvec's own worker pool (libmdvec/src/pool.c, compiled in): per
- * vector step, env i on thread i mod T either resets (where the reset schedule says so: mj_resetData,
- * uniform noise on qpos and qvel, mj_forward, as a v5 reset_model + set_state) or takes its action as
- * ctrl and runs frame_skip x mj_step, then mj_rnePostConstraint (Gymnasium v5's do_simulation). No
- * observation, reward or termination. Only MuJoCo calls whose signatures and mjtState bits are the
- * same in 3.6.0 and 4.0.0 are used and no struct field is read, so this drives either engine (state
- * sizes checked at create against mujoco 4.0.0's). mdvec_loop: mdvec_step_typed in a C loop. */
+ * vector step, env i on thread i mod T either resets where the recording says mdvec reset it
+ * (mj_resetData, the recorded qpos and qvel, mj_forward: a v5 reset_model + set_state with mdvec's own
+ * noise draws) or takes its action as ctrl and runs frame_skip x mj_step, then mj_rnePostConstraint
+ * (Gymnasium v5's do_simulation). No observation, reward or termination check. On mujoco 4.0.0 this
+ * replays mdvec's physics bit for bit (checked by the script). Only MuJoCo calls whose signatures and
+ * mjtState bits are the same in 3.6.0 and 4.0.0 are used and no struct field is read, so this drives
+ * either engine (state sizes checked at create). Also: mdvec_step_typed and mdvec_get_state in C loops. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,29 +180,16 @@ const char *bare_version(const engine *e) { return e->versionString(); }
 typedef struct bare {
   const engine *e;
   int n, nq, nv, nu, frame_skip, post;
-  double noise;
   void **m, **d;               /* (n) per-env model copies and data */
-  double *init;                /* (nq + nv) qpos0, qvel0 after mj_resetData */
-  double *scratch;             /* (n, nq + nv) */
-  uint64_t *rng;               /* (n) */
   mdv_pool *pool;
   const double *actions;       /* this step's (n, nu) */
-  const unsigned char *resets; /* this step's (n), or NULL */
+  const unsigned char *resets; /* this step's (n) */
+  const double *states;        /* this step's (n, nq + nv) recorded states (used where resets[i]) */
 } bare;
 
-static double uniform(uint64_t *s) { /* xorshift64*, [0, 1) */
-  uint64_t x = *s;
-  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-  *s = x;
-  return (double)((x * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-}
-
-static void reset_env(bare *b, int i) {
+static void set_env(bare *b, int i, const double *x) {
   const engine *e = b->e;
-  int k = b->nq + b->nv;
-  double *x = b->scratch + (size_t)i * (size_t)k;
   e->resetData(b->m[i], b->d[i]);
-  for (int j = 0; j < k; j++) x[j] = b->init[j] + b->noise * (2.0 * uniform(&b->rng[i]) - 1.0);
   e->setState(b->m[i], b->d[i], x, S_QPOS | S_QVEL);
   e->forward(b->m[i], b->d[i]);
 }
@@ -207,8 +203,9 @@ static void step_env(bare *b, int i) {
 
 static void job(void *ctx, int t, int T) {
   bare *b = ctx;
+  size_t k = (size_t)(b->nq + b->nv);
   for (int i = t; i < b->n; i += T) {
-    if (b->resets && b->resets[i]) reset_env(b, i);
+    if (b->resets[i]) set_env(b, i, b->states + (size_t)i * k);
     else step_env(b, i);
   }
 }
@@ -220,17 +217,17 @@ void bare_destroy(bare *b) {
     if (b->d && b->d[i]) b->e->deleteData(b->d[i]);
     if (b->m && b->m[i]) b->e->deleteModel(b->m[i]);
   }
-  free(b->m); free(b->d); free(b->init); free(b->scratch); free(b->rng);
+  free(b->m); free(b->d);
   free(b);
 }
 
-/* Load xml on engine e: n envs (a model copy and data each, as mdvec), a pool of T threads, every env
- * reset. nq, nv, nu: mujoco 4.0.0's sizes of this model, checked against this engine's. */
-bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip, int post, double noise,
-                  uint64_t seed, int nq, int nv, int nu, char *err, int nerr) {
+/* Load xml on engine e: n envs (a model copy and data each, as mdvec), a pool of T threads.
+ * nq, nv, nu: mujoco 4.0.0's sizes of this model, checked against this engine's. */
+bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip, int post,
+                  int nq, int nv, int nu, char *err, int nerr) {
   bare *b = calloc(1, sizeof *b);
   if (!b) return NULL;
-  b->e = e; b->n = n; b->frame_skip = frame_skip; b->post = post; b->noise = noise;
+  b->e = e; b->n = n; b->frame_skip = frame_skip; b->post = post;
   void *m = e->loadXML(xml, NULL, err, nerr);
   if (!m) { free(b); return NULL; }
   b->nq = e->stateSize(m, S_QPOS); b->nv = e->stateSize(m, S_QVEL); b->nu = e->stateSize(m, S_CTRL);
@@ -239,13 +236,8 @@ bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip
              xml, e->versionString(), b->nq, b->nv, b->nu, nq, nv, nu);
     e->deleteModel(m); free(b); return NULL;
   }
-  int k = nq + nv;
   b->m = calloc((size_t)n, sizeof *b->m); b->d = calloc((size_t)n, sizeof *b->d);
-  b->init = calloc((size_t)k, sizeof *b->init); b->scratch = calloc((size_t)n * (size_t)k, sizeof(double));
-  b->rng = calloc((size_t)n, sizeof *b->rng);
-  if (!b->m || !b->d || !b->init || !b->scratch || !b->rng) {
-    snprintf(err, (size_t)nerr, "out of memory"); e->deleteModel(m); bare_destroy(b); return NULL;
-  }
+  if (!b->m || !b->d) { snprintf(err, (size_t)nerr, "out of memory"); e->deleteModel(m); bare_destroy(b); return NULL; }
   for (int i = 0; i < n; i++) {
     b->m[i] = e->copyModel(NULL, m);
     b->d[i] = b->m[i] ? e->makeData(b->m[i]) : NULL;
@@ -253,27 +245,34 @@ bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip
       snprintf(err, (size_t)nerr, "env %d: mj_copyModel/mj_makeData failed", i);
       e->deleteModel(m); bare_destroy(b); return NULL;
     }
-    b->rng[i] = (seed + (uint64_t)i) * 0x9E3779B97F4A7C15ULL + 1;
   }
-  e->resetData(b->m[0], b->d[0]);
-  e->getState(b->m[0], b->d[0], b->init, S_QPOS | S_QVEL);
   e->deleteModel(m);
   if (mdv_pool_create(&b->pool, T, err, (size_t)nerr) != MDV_POOL_OK) { bare_destroy(b); return NULL; }
-  for (int i = 0; i < n; i++) reset_env(b, i);
   return b;
 }
 
-/* steps vector steps: actions (steps, n, nu) float64; resets (steps, n) bytes or NULL. */
-void bare_run(bare *b, const double *actions, const unsigned char *resets, int steps) {
+/* Put every env in state (n, nq + nv) (mj_resetData, qpos and qvel, mj_forward). */
+void bare_rewind(bare *b, const double *states) {
+  size_t k = (size_t)(b->nq + b->nv);
+  for (int i = 0; i < b->n; i++) set_env(b, i, states + (size_t)i * k);
+}
+
+/* steps vector steps: actions (steps, n, nu) float64, resets (steps, n) bytes, states (steps, n, nq + nv). */
+void bare_run(bare *b, const double *actions, const unsigned char *resets, const double *states, int steps) {
+  size_t k = (size_t)(b->nq + b->nv);
   for (int s = 0; s < steps; s++) {
     b->actions = actions + (size_t)s * (size_t)b->n * (size_t)b->nu;
-    b->resets = resets ? resets + (size_t)s * (size_t)b->n : NULL;
+    b->resets = resets + (size_t)s * (size_t)b->n;
+    b->states = states + (size_t)s * (size_t)b->n * k;
     mdv_pool_run(b->pool, job, b);
   }
 }
 
-/* Env i's qpos and qvel into out (nq + nv doubles). */
-void bare_state(const bare *b, int i, double *out) { b->e->getState(b->m[i], b->d[i], out, S_QPOS | S_QVEL); }
+/* Every env's qpos and qvel into out (n, nq + nv). */
+void bare_states(const bare *b, double *out) {
+  size_t k = (size_t)(b->nq + b->nv);
+  for (int i = 0; i < b->n; i++) b->e->getState(b->m[i], b->d[i], out + (size_t)i * k, S_QPOS | S_QVEL);
+}
 
 /* mdvec_step_typed(h, row s of actions, dtype) for s < steps; the first nonzero code, else 0. */
 typedef int (*step_typed_fn)(void *, const void *, int);
@@ -281,6 +280,17 @@ int mdvec_loop(void *fn, void *h, const char *actions, size_t row_bytes, int ste
   step_typed_fn f = (step_typed_fn)fn;
   for (int s = 0; s < steps; s++) {
     int rc = f(h, actions + (size_t)s * row_bytes, dtype);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* mdvec_get_state(h, i, sig, out + i * k, k) for i < n; the first nonzero code, else 0. */
+typedef int (*get_state_fn)(const void *, int, unsigned int, double *, size_t);
+int mdvec_states(void *fn, const void *h, int n, unsigned int sig, double *out, size_t k) {
+  get_state_fn f = (get_state_fn)fn;
+  for (int i = 0; i < n; i++) {
+    int rc = f(h, i, sig, out + (size_t)i * k, k);
     if (rc) return rc;
   }
   return 0;
@@ -307,13 +317,15 @@ class Shim:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-1000:]}")
         self.path = so
         L = self.lib = ctypes.CDLL(str(so))
-        vp, cp, i, d = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_double
+        vp, cp, i = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
         L.bare_open.restype, L.bare_open.argtypes = vp, [cp, cp, i]
         L.bare_version.restype, L.bare_version.argtypes = cp, [vp]
         L.bare_create.restype = vp
-        L.bare_create.argtypes = [vp, cp, i, i, i, i, d, ctypes.c_uint64, i, i, i, cp, i]
-        L.bare_run.restype, L.bare_run.argtypes = None, [vp, vp, vp, i]
-        L.bare_state.restype, L.bare_state.argtypes = None, [vp, i, vp]
+        L.bare_create.argtypes = [vp, cp, i, i, i, i, i, i, i, cp, i]
+        L.bare_run.restype, L.bare_run.argtypes = None, [vp, vp, vp, vp, i]
+        L.bare_rewind.restype, L.bare_rewind.argtypes = None, [vp, vp]
+        L.bare_states.restype, L.bare_states.argtypes = None, [vp, vp]
+        L.mdvec_states.restype, L.mdvec_states.argtypes = i, [vp, vp, i, ctypes.c_uint, vp, ctypes.c_size_t]
         L.bare_destroy.restype, L.bare_destroy.argtypes = None, [vp]
         L.mdvec_loop.restype, L.mdvec_loop.argtypes = i, [vp, vp, vp, ctypes.c_size_t, i, i]
         self.engines: dict[str, tuple[int, str]] = {}
@@ -383,12 +395,15 @@ class Cell:
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         raise NotImplementedError
 
-    def before_window(self) -> None:
-        """Per-window set-up outside the timing (async: pin its processes)."""
+    def before_window(self, rd: dict[str, Any] | None = None) -> None:
+        """Per-window set-up outside the timing (async: pin its processes; bare: rewind to the recording)."""
+
+    def after_window(self, rd: dict[str, Any]) -> None:
+        """Per-window check outside the timing (bare: compare its end state with mdvec's)."""
 
     def calibrate(self, rd: dict[str, Any], seconds: float) -> int:
-        """Warm up, then return the steps that fill ``seconds`` (rd's actions are cycled)."""
-        self.before_window()
+        """Warm up, then return the steps that fill ``seconds`` (within rd's recorded steps)."""
+        self.before_window(rd)
         rows = rd["a32"].shape[0]
         self.step_many(rd, min(2, rows))
         k, steps, t0 = 2, 0, time.perf_counter()
@@ -402,10 +417,11 @@ class Cell:
         return int(min(MAX_STEPS, max(2, round(seconds / per))))
 
     def run_window(self, rd: dict[str, Any]) -> dict[str, float]:
-        self.before_window()
+        self.before_window(rd)
         c0, t0 = time.process_time(), time.perf_counter()
         self.step_many(rd, self.steps)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        self.after_window(rd)
         env_steps = self.steps * rd["n"]
         return {"steps": self.steps, "seconds": dt, "rate": env_steps / dt, "cpu_seconds": cpu,
                 "cpu_rate": env_steps / cpu if cpu > 0 and self.cpu_in_process else None}
@@ -428,14 +444,6 @@ class MdvecCell(Cell):
         step = self.env.step_into_buffers
         for a in rd["a32"][:k]:
             step(a)
-
-    def record_schedule(self, a32: np.ndarray) -> np.ndarray:
-        """Step through a32 (steps, N, nu) and return the reset flags (steps, N) of each step."""
-        out = np.zeros(a32.shape[:2], np.uint8)
-        for s, a in enumerate(a32):
-            self.env.step_into_buffers(a)
-            out[s] = self.buf["reset"]
-        return out
 
     def close(self) -> None:
         self.env.close()
@@ -508,7 +516,9 @@ class EnvPoolCell(Cell):
     def calibrate(self, rd: dict[str, Any], seconds: float) -> int:
         """As Cell's, then (untimed) the fraction of env-steps ending an episode, to compare with mdvec's."""
         steps = super().calibrate(rd, seconds)
-        ends, rows = 0, rd["a64"][:max(50, 4000 // rd["n"])]
+        if self.threads != 1:
+            return steps  # once per task and N is enough
+        ends, rows = 0, rd["a64"][:max(30, 1200 // rd["n"])]
         for a in rows:
             _, _, term, trunc, _ = self.env.step(a)
             ends += int(np.count_nonzero(term | trunc))
@@ -563,7 +573,7 @@ class AsyncPinned(Cell):
         self.notes = dict(shared.notes, processes=len(shared.env.processes),
                           pinned="to the first T CPUs" if threads < CPUs() else "not pinned (T >= CPUs)")
 
-    def before_window(self) -> None:
+    def before_window(self, rd: dict[str, Any] | None = None) -> None:
         self.shared.pin(self.threads)
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
@@ -578,22 +588,31 @@ class BareCell(Cell):
     kind = "bare"
 
     def __init__(self, label: str, shim: Shim, engine_path: str, xml: str, n: int, threads: int, frame_skip: int,
-                 noise: float, seed: int, sizes: tuple[int, int, int]) -> None:
+                 sizes: tuple[int, int, int]) -> None:
         super().__init__(label, threads)
-        self.shim = shim
+        self.shim, self.n, self.k = shim, n, sizes[0] + sizes[1]
         eng, version = shim.engine(engine_path)
         err = ctypes.create_string_buffer(4096)
-        self.b = shim.lib.bare_create(eng, xml.encode(), n, threads, frame_skip, 1, noise, seed, *sizes, err, len(err))
+        self.b = shim.lib.bare_create(eng, xml.encode(), n, threads, frame_skip, 1, *sizes, err, len(err))
         if not self.b:
             raise RuntimeError(err.value.decode())
         self.version = version
-        self.notes = {"api": "bare C loop on mdvec's pool (ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
-                             "resets on mdvec's schedule)", "engine": engine_path, "mujoco": version,
-                      "xml": xml, "frame_skip": frame_skip, "noise": noise}
+        self.replay: list[float] = []  # per window: max |qpos, qvel - mdvec's| at its end (0.0: bit for bit)
+        self.notes = {"api": "bare C loop on mdvec's pool: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
+                             "mdvec's recorded resets", "engine": engine_path, "mujoco": version, "xml": xml,
+                      "frame_skip": frame_skip}
+
+    def before_window(self, rd: dict[str, Any] | None = None) -> None:
+        if rd is not None:
+            self.shim.lib.bare_rewind(self.b, rd["s0"].ctypes.data)  # to the recording's start
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
-        sched = rd["resets"]
-        self.shim.lib.bare_run(self.b, rd["a64"].ctypes.data, sched.ctypes.data, k)
+        self.shim.lib.bare_run(self.b, rd["a64"].ctypes.data, rd["resets"].ctypes.data, rd["x"].ctypes.data, k)
+
+    def after_window(self, rd: dict[str, Any]) -> None:
+        out = np.empty((self.n, self.k))
+        self.shim.lib.bare_states(self.b, out.ctypes.data)
+        self.replay.append(float(np.max(np.abs(out - rd["x"][self.steps - 1]))))
 
     def close(self) -> None:
         if self.b:
@@ -604,54 +623,113 @@ class BareCell(Cell):
 class BatchCell(Cell):
     kind = "batch"
 
-    def __init__(self, xml: str, n: int, threads: int, frame_skip: int) -> None:
+    def __init__(self, xml: str, n: int, threads: int, frame_skip: int, nq: int) -> None:
         super().__init__("batch", threads)
         model = mujoco.MjModel.from_xml_path(xml)
         self.batch = mujoco.batch.Batch(model, nsim=n, nthread=threads, persistent=True)
-        self.ctrl = self.batch.bind("ctrl")
-        self.fs = frame_skip
-        self.notes = {"api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids); step(ids, nstep)",
+        self.ctrl, self.qpos, self.qvel = self.batch.bind("ctrl"), self.batch.bind("qpos"), self.batch.bind("qvel")
+        self.fs, self.nq = frame_skip, nq
+        self.notes = {"api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids, stage=NONE), qpos/qvel "
+                             "of the recording, forward(ids); step(ids, nstep=frame_skip)",
                       "nthread": threads, "rnePostConstraint": False}
+
+    def _set(self, ids: Any, x: np.ndarray) -> None:
+        self.batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
+        self.qpos[ids] = x[:, :self.nq]
+        self.qvel[ids] = x[:, self.nq:]
+        self.batch.forward(ids)
+
+    def before_window(self, rd: dict[str, Any] | None = None) -> None:
+        if rd is not None:
+            self._set(np.arange(rd["n"]), rd["s0"])
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         b, ctrl, fs = self.batch, self.ctrl, self.fs
-        a64, resets, any_reset, keep = rd["a64"], rd["resets_bool"], rd["any_reset"], rd["keep_ids"]
+        a64, resets, x = rd["a64"], rd["resets"], rd["x"]
         for s in range(k):
             ctrl[:] = a64[s]
-            if any_reset[s]:
-                b.reset(np.flatnonzero(resets[s]))
-                b.step(keep[s], nstep=fs)
+            if resets[s].any():
+                ids = np.flatnonzero(resets[s])
+                self._set(ids, x[s, ids])
+                b.step(np.flatnonzero(resets[s] == 0), nstep=fs)
             else:
                 b.step(nstep=fs)
 
 
 # --------------------------------------------------------------------------- one group: a task at one N
-def round_data(task_box: tuple[np.ndarray, np.ndarray], rng: np.random.Generator, steps: int, n: int,
-               schedule: np.ndarray) -> dict[str, Any]:
-    """Pre-generate one round's actions (float32 and float64 copies) and the cycled reset schedule."""
-    low, high = task_box
-    a32 = rng.uniform(low, high, (steps, n, len(low))).astype(np.float32)
-    idx = np.arange(steps) % len(schedule)
-    resets = np.ascontiguousarray(schedule[idx])
-    rb = resets.astype(bool)
-    any_reset = rb.any(axis=1)
-    keep = [np.flatnonzero(~r) if a else None for r, a in zip(rb, any_reset)]
-    return {"n": n, "a32": a32, "a64": a32.astype(np.float64), "resets": resets, "resets_bool": rb,
-            "any_reset": any_reset, "keep_ids": keep}
+class Recording:
+    """mdvec's own run under the group's random actions: what every cell replays.
+
+    Actions (uniform in the task's box, float32, and their float64 copies), then per step the reset flags
+    (NEXT_STEP: env i was reset instead of stepped) and every env's qpos and qvel after the step, from an
+    mdvec VecEnv that starts reset (s0: the states then). Every cell steps with these actions; the bare
+    cells also rewind to s0 before a window and reset where and to what mdvec did, so they replay mdvec's
+    physics (bit for bit on mujoco 4.0.0). Extended on demand as windows grow.
+    """
+
+    def __init__(self, task: str, n: int, threads: int, seed: int, box: tuple[np.ndarray, np.ndarray],
+                 rng: np.random.Generator, shim: Shim, sizes: tuple[int, int, int]) -> None:
+        self.env = mdvec.VecEnv(n, seed=seed, threads=threads, task=task, autoreset_mode="next_step")
+        self.env.reset()
+        self.buf = self.env.buffers()
+        self.n, self.k, self.nu = n, sizes[0] + sizes[1], sizes[2]
+        self.box, self.rng, self.shim = box, rng, shim
+        self.sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL)
+        self.get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
+        self.h = self.env._h.ptr.value
+        self.s0 = self._states()
+        self.a32 = np.zeros((0, n, self.nu), np.float32)
+        self.a64 = np.zeros((0, n, self.nu))
+        self.resets = np.zeros((0, n), np.uint8)
+        self.x = np.zeros((0, n, self.k))
+
+    def _states(self) -> np.ndarray:
+        out = np.empty((self.n, self.k))
+        rc = self.shim.lib.mdvec_states(self.get_state, self.h, self.n, self.sig, out.ctypes.data, self.k)
+        if rc:
+            raise RuntimeError(f"mdvec_get_state returned {rc}")
+        return out
+
+    def ensure(self, steps: int) -> None:
+        """Record until there are at least ``steps`` steps (a quarter more, to spare re-recording)."""
+        have = len(self.a32)
+        if steps <= have:
+            return
+        more = max(steps + steps // 4, 64) - have
+        low, high = self.box
+        a32 = self.rng.uniform(low, high, (more, self.n, self.nu)).astype(np.float32)
+        resets = np.zeros((more, self.n), np.uint8)
+        x = np.empty((more, self.n, self.k))
+        for s in range(more):
+            self.env.step_into_buffers(a32[s])
+            resets[s] = self.buf["reset"]
+            x[s] = self._states()
+        self.a32 = np.concatenate([self.a32, a32])
+        self.a64 = self.a32.astype(np.float64)
+        self.resets = np.concatenate([self.resets, resets])
+        self.x = np.concatenate([self.x, x])
+
+    def data(self) -> dict[str, Any]:
+        return {"n": self.n, "a32": self.a32, "a64": self.a64, "resets": self.resets, "x": self.x, "s0": self.s0}
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def task_model(task: str) -> tuple[str, int, tuple[int, int, int]]:
+    """Return the task's model file (as mdvec resolves it), frame_skip and (nq, nv, nu)."""
+    probe = mdvec.VecEnv(1, task=task)
+    opts = probe.spec.options
+    probe.close()
+    model = mujoco.MjModel.from_xml_path(opts["xml_file"])
+    return opts["xml_file"], int(opts["frame_skip"]), (model.nq, model.nv, model.nu)
 
 
 def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines: dict[str, dict[str, Any]],
                skipped: dict[str, str]) -> list[Cell]:
     """Build every cell of (task, N); a backend that cannot be built is recorded in skipped."""
-    spec = gym_tasks.GYM_TASKS[task]
     cells: list[Cell] = []
-    probe = mdvec.VecEnv(1, task=task)
-    opts = probe.spec.options
-    xml, fs = opts["xml_file"], int(opts["frame_skip"])
-    noise = float(opts.get("reset_noise_scale", 0.005))
-    model = mujoco.MjModel.from_xml_path(xml)
-    sizes = (model.nq, model.nv, model.nu)
-    probe.close()
+    xml, fs, sizes = task_model(task)
 
     def add(name: str, make: Any) -> None:
         if name.split(" T=")[0] not in args.backends and not name.startswith("engine"):
@@ -677,9 +755,8 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
         add(f"mdvec C T={t}", lambda t=t: MdvecCCell(task, n, t, args.seed, shim))
         add(f"mdvec gym T={t}", lambda t=t: MdvecGymCell(task, n, t, args.seed))
         add(f"EnvPool T={t}", lambda t=t: EnvPoolCell(task, n, t, args.seed))
-        add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, noise,
-                                                args.seed, sizes))
-        add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs))
+        add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, sizes))
+        add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs, sizes[0]))
         if asyncs is not None:
             add(f"async T={t}", lambda t=t: AsyncPinned(asyncs, t))
     add("sync T=1", lambda: GymCell(task, n, 1, args.seed, "sync"))
@@ -695,7 +772,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
                     continue
                 add(f"engine {label} / {xml_kind}",
                     lambda e=e, path=path, label=label, xml_kind=xml_kind: BareCell(
-                        f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, noise, args.seed, sizes))
+                        f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, sizes))
     if asyncs is not None:
         cells.append(_Closer(asyncs))
     return cells
@@ -720,30 +797,32 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
     load0 = os.getloadavg()
     t_start = time.perf_counter()
     skipped: dict[str, str] = {}
+    phases: dict[str, float] = {}
+    tp = time.perf_counter()
     cells = open_cells(task, n, args, shim, engines, skipped)
+    phases["open"] = time.perf_counter() - tp
     timed = [c for c in cells if c.kind != "closer"]
     spec = gym_tasks.GYM_TASKS[task]
     box_env = mdvec.VecEnv(1, task=task)
     box = (box_env.spec.action_low.astype(np.float64), box_env.spec.action_high.astype(np.float64))
     box_env.close()
     rng = np.random.default_rng([args.seed, gi])
-    # the reset schedule: mdvec's own resets (NEXT_STEP) under this group's random actions
-    recorder = MdvecCell(task, n, 1, args.seed + 1)
-    sched_steps = args.schedule_steps
-    sched = recorder.record_schedule(rng.uniform(*box, (sched_steps, n, len(box[0]))).astype(np.float32))
-    recorder.close()
-    reset_fraction = float(sched.mean())
+    rec = Recording(task, n, max(args.threads), args.seed + 1, box, rng, shim, task_model(task)[2])
+    rec.ensure(512)
+    phases["record"] = time.perf_counter() - tp - phases["open"]
     try:
-        probe = round_data(box, rng, 512, n, sched)
         for c in list(timed):
             try:
-                c.steps = c.calibrate(probe, args.window_seconds)
+                c.steps = c.calibrate(rec.data(), args.window_seconds)
             except Exception as exc:
                 skipped[f"{c.label} T={c.threads}"] = f"warmup: {type(exc).__name__}: {exc}"
                 timed.remove(c)
-        longest = max([c.steps for c in timed] or [1])
+        phases["calibrate"] = time.perf_counter() - tp - phases["open"] - phases["record"]
         for r in range(args.rounds):
-            rd = round_data(box, rng, longest, n, sched)
+            t_rec = time.perf_counter()
+            rec.ensure(max([c.steps for c in timed] or [1]))
+            phases["record"] += time.perf_counter() - t_rec
+            rd = rec.data()
             order = timed[r % len(timed):] + timed[:r % len(timed)] if timed else []
             for c in order:
                 try:
@@ -754,14 +833,23 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
                     continue
                 w["round"] = r
                 c.windows.append(w)
+                # resize from the windows so far (a warmup on a busy machine can be far off)
+                med = statistics.median(x["rate"] for x in c.windows)
+                c.steps = int(min(MAX_STEPS, max(2, round(args.window_seconds * med / n))))
             if args.verbose:
                 print(f"  round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", flush=True)
     finally:
+        phases["windows"] = time.perf_counter() - tp - sum(phases.values())
+        reset_fraction = float(rec.resets.mean()) if len(rec.resets) else None
+        rec.close()
         for c in cells:
             try:
                 c.close()
             except Exception:  # noqa: S110 - closing is best effort
                 pass
+    for c in cells:
+        if isinstance(c, BareCell) and c.replay:
+            c.notes["replay_max_abs_diff"] = max(c.replay)  # 0.0: replayed mdvec's physics bit for bit
     out_cells = []
     for c in cells:
         if c.kind == "closer" or not c.windows:
@@ -774,9 +862,8 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
                           "cpu_median": statistics.median(cpu_rates) if cpu_rates else None,
                           "median": med, "spread": (max(rates) - min(rates)) / med, "windows": c.windows,
                           "notes": c.notes})
-    res = {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction,
-           "schedule_steps": sched_steps, "load_before": list(load0), "load_after": list(os.getloadavg()),
-           "seconds": time.perf_counter() - t_start, "cells": out_cells, "skipped": skipped,
+    res = {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction, "recorded_steps": len(rec.a32), "load_before": list(load0), "load_after": list(os.getloadavg()),
+           "seconds": time.perf_counter() - t_start, "phases": phases, "cells": out_cells, "skipped": skipped,
            "max_episode_steps": spec.max_episode_steps}
     return res
 
@@ -1002,6 +1089,14 @@ def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 e["skipped"] = str(exc)
                 del e["path"]
     out["envpool_mujoco"] = out.get("envpool_engine_version")
+    try:
+        out["git"] = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
+                                    text=True).stdout.strip()
+        out["pool_c_modified"] = bool(subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "libmdvec/src/pool.c"], capture_output=True,
+            text=True).stdout.strip())
+    except OSError:
+        pass
     return out
 
 
@@ -1018,12 +1113,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated v5 ids (default: all mdvec has)")
     p.add_argument("--threads", type=_ints, default=(1, 2))
     p.add_argument("--envs", type=_ints, default=None, help="numbers of envs (default 8,64; --quick 8)")
-    p.add_argument("--window-seconds", type=float, default=None, help="default 0.25 (--quick 0.05)")
-    p.add_argument("--rounds", type=int, default=None, help="default 7 (--quick 2)")
+    p.add_argument("--window-seconds", type=float, default=None, help="default 0.2 (--quick 0.05)")
+    p.add_argument("--rounds", type=int, default=None, help="default 5 (--quick 2)")
     p.add_argument("--backends", default=None, help=f"subset of {','.join(BACKENDS)} (--quick: all but batch)")
     p.add_argument("--engine-envs", type=int, default=8, help="N of the engine cells (T = 1)")
     p.add_argument("--async-max-envs", type=int, default=64)
-    p.add_argument("--schedule-steps", type=int, default=400, help="steps of mdvec's recorded reset schedule")
     p.add_argument("--envpool-lib", default=None, help="EnvPool's mujoco_gym_envpool.so (default: found via import)")
     p.add_argument("--old-mujoco", default=None,
                    help="the official libmujoco.so of EnvPool's MuJoCo version (default build-bench/mujoco-*/)")
@@ -1040,7 +1134,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error(f"--tasks: unknown {unknown}; choose from {','.join(TASKS)}")
     quick = {"envs": (8,), "window_seconds": 0.05, "rounds": 2,
              "backends": ",".join(b for b in BACKENDS if b != "batch")}
-    full = {"envs": (8, 64), "window_seconds": 0.25, "rounds": 7, "backends": ",".join(BACKENDS)}
+    full = {"envs": (8, 64), "window_seconds": 0.2, "rounds": 5, "backends": ",".join(BACKENDS)}
     for k, v in (quick if a.quick else full).items():
         if getattr(a, k) is None:
             setattr(a, k, v)
@@ -1052,7 +1146,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 SETTING_KEYS = ("tasks", "threads", "envs", "window_seconds", "rounds", "backends", "engine_envs",
-                "async_max_envs", "schedule_steps", "seed", "quick")
+                "async_max_envs", "seed", "quick")
 
 
 def main(argv: list[str]) -> int:
@@ -1091,6 +1185,7 @@ def main(argv: list[str]) -> int:
             print(f"{task} N={n} (load {os.getloadavg()[0]:.2f})", flush=True)
             g = run_group(task, n, gi, args, shim, engines)
             report["groups"].append(g)
+            print(f"  {g['seconds']:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in g["phases"].items()), flush=True)
             stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
             for c in g["cells"]:
                 print(f"  {c['label']:38s} T={c['threads']}  {c['median']:>12,.0f} env-steps/s  "
