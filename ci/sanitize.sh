@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Stage asan / tsan: the C suite rebuilt with sanitizers and run (the Python suite stays out: loading
 # an ASan library into Python needs LD_PRELOAD). Usage: bash ci/sanitize.sh asan|tsan
+#   The C suite is every meson test of suite 'c' (tests/meson.build c_tests, examples/c); each
+#   tests/c/test_*.c must be one of them (a regression test left out of meson fails the stage).
 #   asan: -Db_sanitize=address,undefined, leak checking on; halts on the first report.
 #   tsan: -Db_sanitize=thread; tests/c/test_equality.c (1, 2, 4 threads) and test_pool.c are the
 #         ones it is for. libmujoco is not instrumented; ci/tsan.supp may only name libmujoco.
@@ -27,8 +29,21 @@ if [[ $kind == tsan ]] && command -v setarch >/dev/null; then
   # Some kernels map memory where TSan's shadow layout does not expect it; no ASLR avoids that.
   run=(setarch "$(uname -m)" -R)
 fi
+# The C tests: every tests/c/test_<name>.c registered as test <name>; print what runs.
+listed=$(meson test -C "$BUILD" --no-rebuild --list --suite c 2>/dev/null | sed 's/.*[:/] *//')
+missing=()
+for f in tests/c/test_*.c; do
+  name=$(basename "$f" .c)
+  grep -qx "${name#test_}" <<<"$listed" || missing+=("$f")
+done
+if ((${#missing[@]})); then
+  echo "sanitize.sh: not meson tests of suite c (add them to c_tests in tests/meson.build): ${missing[*]}" >&2
+  exit 1
+fi
+echo "C tests under $kind: $(tr '\n' ' ' <<<"$listed")"
+
 rc=0
-"${run[@]}" meson test -C "$BUILD" --no-rebuild --print-errorlogs --timeout-multiplier 3 || rc=$?
+"${run[@]}" meson test -C "$BUILD" --no-rebuild --suite c --print-errorlogs --timeout-multiplier 3 || rc=$?
 python ci/testlog.py "$BUILD/meson-logs/testlog.json" --tail 5 || { [[ $rc -ne 0 ]] || rc=1; }
 cp "$BUILD/meson-logs/testlog.txt" "$OUT/testlog-$kind.txt" 2>/dev/null || true
 exit $rc

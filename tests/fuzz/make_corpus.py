@@ -14,13 +14,13 @@ committed corpus is up to date.
 
 A seed that makes the library misbehave is a reproducer: it goes into tests/fuzz/findings/<target>/
 (see tests/fuzz/README.md) until the library is fixed; the corpus itself passes on the library.
+Files named regress-* in corpus/<target>/ (inputs of fixed findings, kept by hand) are left alone.
 """
 import argparse
 import ctypes
 import glob
 import math
 import os
-import shutil
 import struct
 import sys
 
@@ -649,17 +649,19 @@ def main():
     if args.check:
         stale = [p for p, d in files.items()
                  if not os.path.exists(os.path.join(args.out, p)) or open(os.path.join(args.out, p), 'rb').read() != d]
-        extra = [os.path.join('corpus', t, n) for t in sets for n in os.listdir(os.path.join(args.out, 'corpus', t))
-                 if os.path.join('corpus', t, n) not in files] if os.path.isdir(os.path.join(args.out, 'corpus')) else []
+        extra = [os.path.join('corpus', t, n) for t in sets if os.path.isdir(os.path.join(args.out, 'corpus', t))
+                 for n in os.listdir(os.path.join(args.out, 'corpus', t))
+                 if os.path.join('corpus', t, n) not in files and not n.startswith('regress-')]
         for p in stale + extra:
             print('out of date:', p)
         print(f'{len(files)} files, {len(stale) + len(extra)} out of date')
         return 1 if stale or extra else 0
-    for target in sets:  # the corpus is rewritten whole; findings/ keeps files added by hand
+    for target in sets:  # the corpus is rewritten, except regress-* (fixed findings' inputs, kept by hand)
         d = os.path.join(args.out, 'corpus', target)
-        if os.path.isdir(d):
-            shutil.rmtree(d)
-        os.makedirs(d)
+        os.makedirs(d, exist_ok=True)
+        for name in os.listdir(d):
+            if not name.startswith('regress-'):
+                os.remove(os.path.join(d, name))
         os.makedirs(os.path.join(args.out, 'findings', target), exist_ok=True)
     os.makedirs(os.path.join(args.out, 'models'), exist_ok=True)
     total = 0
