@@ -69,3 +69,6 @@ obs, reward, done, infos = venv.step(np.zeros((venv.num_envs, *venv.action_space
 print("mdvec.sb3.make_vec_env(4): obs", obs.shape, "reward", reward.shape, reward.dtype)
 venv.close()
 PY
+
+# The README's Python blocks again, now with the extras: every block must run (--all).
+"$py" "$ROOT/ci/readme.py" "$ROOT/README.md" "$ROOT/examples/c/hold_pose.c" --all
