@@ -65,8 +65,8 @@ MDVEC_API int mdvec_mujoco_version(void);
 #define MDVEC_ERR_CONFIG -2    /* a configuration value is out of range (the message names it) */
 #define MDVEC_ERR_MODEL -3     /* the model failed to load or does not meet the task's needs */
 #define MDVEC_ERR_VERSION -4   /* MuJoCo's header and loaded library versions differ */
-#define MDVEC_ERR_NOMEM -5     /* out of memory */
-#define MDVEC_ERR_THREAD -6    /* a worker thread could not be started */
+#define MDVEC_ERR_NOMEM -5     /* out of memory (MuJoCo's allocations and worker stacks included) */
+#define MDVEC_ERR_THREAD -6    /* a worker thread could not be started (other than for memory) */
 #define MDVEC_ERR_ACTION -7    /* an action is not finite; no env was stepped */
 #define MDVEC_ERR_STATE -8     /* call out of order (step before reset) */
 #define MDVEC_ERR_PARAMS -9    /* malformed episode parameters (the message names the field) */

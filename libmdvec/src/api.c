@@ -215,6 +215,39 @@ static int alloc_buffers(mdvec_t *h) {
           h->done && h->reset_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
 }
 
+/* Run the task's create with MuJoCo errors trapped (a task's own loading may call MuJoCo directly): a
+ * trapped allocation failure is MDVEC_ERR_NOMEM, any other MuJoCo error MDVEC_ERR_MODEL. */
+static int create_trapped(mdvec_t *h, char *msg, size_t n) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  volatile int code = MDVEC_ERR_MODEL;
+  if (setjmp(trap.env) == 0) {
+    code = h->task->create(&h->shared, h->opts, &h->spec, msg, n);
+  } else {
+    code = mdv_trap_is_nomem(trap.message) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL;
+    snprintf(msg, n, "model: MuJoCo error while loading task '%s': %s", h->task->name, trap.message);
+  }
+  mdv_trap_end(&trap);
+  return code;
+}
+
+/* Initialise env i with MuJoCo errors trapped; on failure the env is freed and the code is
+ * MDVEC_ERR_NOMEM for an allocation failure, else MDVEC_ERR_MODEL (message in why). */
+static int env_init_trapped(mdvec_t *h, int i, char *why, size_t n) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  volatile int failed = 1;
+  if (setjmp(trap.env) == 0) {
+    failed = h->task->env_init(env_at(h, i), h->shared, why, n) != 0;
+  } else {
+    snprintf(why, n, "MuJoCo error: %.400s", trap.message);
+  }
+  mdv_trap_end(&trap);
+  if (!failed) return MDVEC_OK;
+  h->task->env_free(env_at(h, i));  /* safe on a half-initialised env, and again at destroy */
+  return mdv_trap_is_nomem(why) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL;
+}
+
 #define GIB(bytes) ((double)(bytes) / (1024.0 * 1024.0 * 1024.0))
 
 /* With envs 0 and 1 built, estimate what all N envs need and refuse early (MDVEC_ERR_NOMEM, message in
@@ -283,7 +316,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   if (code == MDVEC_OK)
     code = mdv_options_resolve(task, task == mdv_tasks[0] ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
                                sizeof msg);
-  if (code == MDVEC_OK) code = task->create(&h->shared, h->opts, &h->spec, msg, sizeof msg);
+  if (code == MDVEC_OK) code = create_trapped(h, msg, sizeof msg);
   if (code == MDVEC_OK && alloc_buffers(h)) {
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);
@@ -301,13 +334,13 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
       free(p);
     }
     mdv_pcg64_seed(&h->slots[i].rng, cfg.seed + (uint64_t)i);
-    char why[256] = "out of memory";
-    if (task->env_init(env_at(h, i), h->shared, why, sizeof why)) {
-      code = MDVEC_ERR_NOMEM;
-      snprintf(msg, sizeof msg, "env %d: %s", i, why);
-    }
+    char why[512] = "out of memory";
+    if ((code = env_init_trapped(h, i, why, sizeof why)) != MDVEC_OK) snprintf(msg, sizeof msg, "env %d: %s", i, why);
   }
-  if (code == MDVEC_OK && mdv_pool_create(&h->pool, h->threads, msg, sizeof msg)) code = MDVEC_ERR_THREAD;
+  if (code == MDVEC_OK) {
+    int pool = mdv_pool_create(&h->pool, h->threads, msg, sizeof msg);
+    if (pool != MDV_POOL_OK) code = pool == MDV_POOL_ENOMEM ? MDVEC_ERR_NOMEM : MDVEC_ERR_THREAD;
+  }
   if (code != MDVEC_OK) {
     mdvec_destroy(h);
     return create_fail(err, err_size, code, "%s", msg);

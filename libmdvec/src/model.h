@@ -1,5 +1,7 @@
-/* Generic model loading: the built-in files embedded in the library, MJCF files, the version check.
- * What a task needs from its model (indices, constants, checks) belongs to the task. */
+/* Generic model loading: the built-in files embedded in the library, MJCF files, the version check, and
+ * the MuJoCo allocations of a task (model copies, mjData) made so that running out of memory is an error
+ * code, never the end of the process. What a task needs from its model (indices, constants, checks)
+ * belongs to the task. */
 #ifndef MDV_MODEL_H
 #define MDV_MODEL_H
 
@@ -20,8 +22,19 @@ extern const mdv_embedded_file mdv_embedded_files[];
 const mdv_embedded_file *mdv_embedded(const char *name);
 
 /* Load the embedded MJCF file `builtin` (through a one-file VFS) when path is NULL, else the MJCF file
- * at path; return the model, or NULL with a message naming the file in err. */
-mjModel *mdv_model_load(const char *builtin, const char *path, char *err, size_t err_size);
+ * at path; return the model, or NULL with a message naming the file in err and in *code (when not NULL)
+ * MDVEC_ERR_NOMEM when loading ran out of memory, else MDVEC_ERR_MODEL. MuJoCo's errors
+ * on this thread are trapped meanwhile. */
+mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *err, size_t err_size);
+
+/* Return a copy of m (mj_copyModel(NULL, m)), or NULL with MDVEC_ERR_NOMEM or MDVEC_ERR_MODEL in *code and
+ * a message. The memory it needs is allocated and released first, so that running out of memory fails
+ * here rather than inside MuJoCo (whose allocator cannot undo a half-made copy); any MuJoCo error is
+ * trapped. */
+mjModel *mdv_model_copy(const mjModel *m, int *code, char *err, size_t err_size);
+
+/* Return mj_makeData(m) made as mdv_model_copy makes copies, or NULL with *code and a message. */
+mjData *mdv_data_make(const mjModel *m, int *code, char *err, size_t err_size);
 
 /* Return 0 when MuJoCo's header and loaded library versions agree, else -1 with a message. */
 int mdv_model_check_version(char *err, size_t err_size);

@@ -2,9 +2,11 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#define _DEFAULT_SOURCE 1  /* MAP_ANONYMOUS */
 
 #include "pool.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -273,6 +276,26 @@ static void mdv_pool_stop_join(mdv_pool* p, int started) {
   }
 }
 
+/* Return 1 when a thread's stack could not be mapped now (pthread_create's EAGAIN was for want of
+   memory, e.g. under RLIMIT_AS, rather than a limit on threads). */
+static int mdv_pool_no_stack(void) {
+  size_t size = 0;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) == 0) {
+    pthread_attr_getstacksize(&attr, &size);
+    pthread_attr_destroy(&attr);
+  }
+  if (size == 0) {
+    size = 8u << 20;
+  }
+  void* stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) {
+    return 1;
+  }
+  munmap(stack, size);
+  return 0;
+}
+
 /*---------------------------------- API ----------------------------------------------------*/
 
 /* Create a pool of num_threads threads (the caller is thread 0); return 0 or a negative code. */
@@ -372,9 +395,10 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
   }
 
   if (started != num_threads - 1) {
+    int nomem = rc == ENOMEM || (rc == EAGAIN && mdv_pool_no_stack());
     if (err && err_size > 0) {
-      snprintf(err, err_size, "mdv_pool_create: could not start worker thread %d of %d (%s)",
-               started + 1, num_threads - 1, strerror(rc));
+      snprintf(err, err_size, "mdv_pool_create: could not start worker thread %d of %d (%s%s)",
+               started + 1, num_threads - 1, strerror(rc), nomem ? ": no memory for its stack" : "");
     }
     mdv_pool_stop_join(p, started);
     pthread_cond_destroy(&p->done_cond);
@@ -382,7 +406,7 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
     pthread_mutex_destroy(&p->mutex);
     free(p->workers);
     free(p);
-    return MDV_POOL_ETHREAD;
+    return nomem ? MDV_POOL_ENOMEM : MDV_POOL_ETHREAD;
   }
 
   *out = p;

@@ -17,7 +17,7 @@ extern "C" {
 
 #define MDV_POOL_OK               0     /* success */
 #define MDV_POOL_EINVAL        (-1)     /* bad argument (num_threads out of range, NULL out) */
-#define MDV_POOL_ENOMEM        (-2)     /* allocation failed */
+#define MDV_POOL_ENOMEM        (-2)     /* allocation failed (also: no memory for a thread's stack) */
 #define MDV_POOL_ETHREAD       (-3)     /* pthread_create or mutex/condvar init failed */
 
 #define MDV_POOL_MAX_THREADS   1024     /* largest accepted num_threads */

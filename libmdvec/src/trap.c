@@ -2,6 +2,7 @@
 #include "trap.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* MuJoCo's per-thread log handler: exported by libmujoco, declared in no public header (MuJoCo's
  * own tests declare it the same way). Return the previous handler of the calling thread. */
@@ -35,4 +36,12 @@ void mdv_trap_begin(mdv_trap *trap) {
 void mdv_trap_end(mdv_trap *trap) {
   tl_trap = trap->outer;
   _mjPRIVATE_setTlsLogHandler(trap->outer ? handle : trap->previous);
+}
+
+int mdv_trap_is_nomem(const char *message) {
+  static const char *const kWords[] = {"allocate", "out of memory", "bad_alloc", "Out of memory"};
+  for (size_t k = 0; message && k < sizeof kWords / sizeof kWords[0]; k++) {
+    if (strstr(message, kWords[k])) return 1;
+  }
+  return 0;
 }

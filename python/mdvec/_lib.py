@@ -36,11 +36,15 @@ class MdvecValueError(MdvecError, ValueError):
     """A libmdvec error about a value the caller gave (also a ValueError)."""
 
 
+class MdvecMemoryError(MdvecError, MemoryError):
+    """libmdvec ran out of memory, or refused sizes that would (also a MemoryError); nothing was leaked."""
+
+
 # The one table: result code -> exception class (codes not listed: MdvecError).
 EXCEPTIONS: dict[int, type[MdvecError]] = {
     ERR_ARG: MdvecValueError, ERR_CONFIG: MdvecValueError, ERR_MODEL: MdvecValueError,
     ERR_ACTION: MdvecValueError, ERR_PARAMS: MdvecValueError,
-    ERR_VERSION: MdvecError, ERR_NOMEM: MdvecError, ERR_THREAD: MdvecError, ERR_STATE: MdvecError,
+    ERR_VERSION: MdvecError, ERR_NOMEM: MdvecMemoryError, ERR_THREAD: MdvecError, ERR_STATE: MdvecError,
     ERR_PHYSICS: MdvecError,
 }
 

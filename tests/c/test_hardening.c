@@ -4,6 +4,7 @@
  * (or, before the fixes, end the process) run in a forked child with an address-space limit, in a
  * temporary working directory. */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@ static outcome in_child(double limit, scenario fn, const void *arg, int *stray) 
   if (pid == 0) {
     close(fd[0]);
     alarm(120);  /* a scenario that hangs (before a fix) is killed, not waited for */
+    mallopt(M_PERTURB, 0);  /* meson's MALLOC_PERTURB_ would write every byte of a 3 GB arena */
     if (chdir(dir)) _exit(90);
     if (limit > 0) {
       struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
@@ -126,7 +128,120 @@ static void test_sizes_are_bounded(void) {
   if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  1e6 envs: status %d code %d: %s\n", o.status, o.code, o.msg);
 }
 
+/*---------------------------------- 2. Out of memory ----------------------------------------------*/
+
+/* Write the built-in duck with <size memory="memory"/> into path; return path or NULL. */
+static const char *duck_with_memory(const char *memory, char *path, size_t size) {
+  FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "rb");
+  if (!in) return NULL;
+  static char xml[1 << 16];
+  size_t n = fread(xml, 1, sizeof xml - 1, in);
+  fclose(in);
+  xml[n] = 0;
+  const char *tag = "<mujoco model=\"duck\">";
+  char *at = strstr(xml, tag);
+  if (!at) return NULL;
+  snprintf(path, size, "/tmp/mdvec_test_hardening_%d_%s.xml", (int)getpid(), memory);
+  FILE *out = fopen(path, "wb");
+  if (!out) return NULL;
+  at += strlen(tag);
+  fwrite(xml, 1, (size_t)(at - xml), out);
+  fprintf(out, "<size memory=\"%s\"/>", memory);
+  fputs(at, out);
+  fclose(out);
+  return path;
+}
+
+typedef struct { const char *path; int num_envs, threads; } model_run;
+
+/* Create (and destroy) num_envs envs of a model file; return the code, message in msg. */
+static int create_model(const void *arg, char *msg, size_t n) {
+  const model_run *r = arg;
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.model_path = r->path;
+  cfg.num_envs = r->num_envs;
+  cfg.threads = r->threads;
+  cfg.allow_overcommit = 1;
+  mdvec_t *h = NULL;
+  int code = mdvec_create(&h, &cfg, msg, n);
+  mdvec_destroy(h);
+  return code;
+}
+
+/* Return the process's virtual size in bytes (/proc/self/statm), 0 when unknown. */
+static double vm_size(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  if (f) {
+    if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+    fclose(f);
+  }
+  return (double)pages * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* 64 threads whose stacks do not fit in what is left of the address space: NOMEM, not THREAD. */
+static int create_threads_without_stacks(const void *arg, char *msg, size_t n) {
+  struct rlimit rl = {(rlim_t)(vm_size() + 160.0 * 1024 * 1024), 0};
+  rl.rlim_max = rl.rlim_cur;
+  if (setrlimit(RLIMIT_AS, &rl)) return 999;
+  return create_model(arg, msg, n);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1  /* the sanitizers reserve terabytes of address space: no RLIMIT_AS scenarios */
+#else
+#define SANITIZED 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Allocations above 2 GiB fail (return NULL) instead of ending the process: the 3G-arena model then runs
+ * out of memory without an address-space limit, and LeakSanitizer checks that nothing was left behind. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1:max_allocation_size_mb=2048"; }
+#endif
+
+static void test_out_of_memory_is_an_error(void) {
+  char path[256];
+  CHECK(duck_with_memory("3G", path, sizeof path) != NULL);
+  model_run big = {path, 4, 1};
+  if (SANITIZED) {
+#if defined(__SANITIZE_ADDRESS__)
+    char err[1024];
+    int code = create_model(&big, err, sizeof err);
+    CHECK_THAT("3G arenas, allocations capped at 2 GiB: NOMEM", code == MDVEC_ERR_NOMEM);
+    if (code != MDVEC_ERR_NOMEM) fprintf(stderr, "  code %d: %s\n", code, err);
+#endif
+  } else {
+    int stray = 0;
+    outcome o = in_child(8 * GB, create_model, &big, &stray);  /* the repro: 4 x 3 GB under 8 GB */
+    CHECK_THAT("3G arenas x 4 under 8 GB: NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM);
+    printf("  %s\n", o.msg);
+    CHECK_THAT("3G arenas x 4 under 8 GB: no MUJOCO_LOG.TXT", !stray);
+    if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+    o = in_child(5 * GB, create_model, &big, &stray);  /* the second env's arena fails inside create */
+    CHECK_THAT("3G arenas x 4 under 5 GB: NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM);
+    printf("  %s\n", o.msg);
+    if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+    o = in_child(2 * GB, create_model, &big, &stray);  /* the loader's own mjData fails */
+    CHECK_THAT("3G arena under 2 GB: NOMEM while loading", o.ran && o.code == MDVEC_ERR_NOMEM);
+    printf("  %s\n", o.msg);
+    if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+  }
+  remove(path);
+  CHECK(duck_with_memory("200K", path, sizeof path) != NULL);
+  model_run threads = {path, 64, 64};
+  if (!SANITIZED) {
+    outcome o = in_child(0, create_threads_without_stacks, &threads, NULL);
+    CHECK_THAT("no memory for 63 thread stacks: NOMEM, not THREAD", o.ran && o.code == MDVEC_ERR_NOMEM);
+    printf("  %s\n", o.msg);
+    if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+  }
+  remove(path);
+}
+
 int main(void) {
   test_sizes_are_bounded();
+  test_out_of_memory_is_an_error();
   return check_summary("test_hardening");
 }

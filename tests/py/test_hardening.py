@@ -28,6 +28,7 @@ def run_child(code: str, tmp_path: Path, limit: int | None = None, timeout: floa
     if limit:
         prelude += f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
     env = dict(os.environ)
+    env.pop("MALLOC_PERTURB_", None)  # meson sets it: glibc would then write every byte of a 3 GB arena
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python")] + [p for p in [env.get("PYTHONPATH")] if p])
     if env.get("MDVEC_LIB"):  # the child runs elsewhere
         env["MDVEC_LIB"] = str(Path(env["MDVEC_LIB"]).resolve())
@@ -77,3 +78,70 @@ def test_a_million_envs_fail_fast_as_nomem(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     code, seconds, message = r.stdout.split(" ", 2)
     assert int(code) == _lib.ERR_NOMEM and "num_envs" in message and int(seconds) < 10, r.stdout
+
+
+# ----------------------------------------------------------------------------------------- 2. out of memory
+
+def duck_with_memory(tmp_path: Path, memory: str) -> Path:
+    """Write the built-in duck with <size memory=...> (its mjData arena) into tmp_path."""
+    xml = (ROOT / "libmdvec" / "models" / "duck.xml").read_text()
+    tag = '<mujoco model="duck">'
+    assert tag in xml
+    path = tmp_path / f"duck_{memory}.xml"
+    path.write_text(xml.replace(tag, tag + f'<size memory="{memory}"/>', 1))
+    return path
+
+
+def test_out_of_memory_is_memory_error(tmp_path: Path) -> None:
+    r = run_child("""
+        import mdvec
+        try:
+            mdvec.VecEnv(20000, threads=1)
+            print("built")
+        except MemoryError as e:
+            print("MemoryError", e.code == mdvec._lib.ERR_NOMEM, e)
+        with mdvec.VecEnv(4, threads=2) as env:  # the process carries on
+            print("after", env.reset().shape)
+    """, tmp_path, limit=4 * GB)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("MemoryError True num_envs"), r.stdout
+    assert lines[1] == "after (4, 48)", r.stdout
+    assert not list(tmp_path.iterdir()), "no MUJOCO_LOG.TXT"
+
+
+def test_big_arenas_are_memory_errors_and_leave_nothing(tmp_path: Path) -> None:
+    model = duck_with_memory(tmp_path, "3G")
+    r = run_child(f"""
+        import resource
+        import mdvec, mujoco
+
+        def status(key):
+            return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) * 1024
+
+        def attempt(n):
+            try:
+                mdvec.VecEnv(n, threads=1, model={str(model)!r})
+                return "built"
+            except MemoryError as e:
+                return "MemoryError " + str(e).split(":")[0]
+
+        base = status("VmSize")
+        resource.setrlimit(resource.RLIMIT_AS, (base + 5 * {GB}, resource.RLIM_INFINITY))
+        print(attempt(2))  # the second env's arena does not fit: fails inside create
+        rss = status("VmRSS")
+        for _ in range(10):
+            attempt(2)
+        print("grew", (status("VmRSS") - rss) // 2**20)
+        resource.setrlimit(resource.RLIMIT_AS, (base + 8 * {GB}, resource.RLIM_INFINITY))
+        print(attempt(4))  # 4 x 3 GB under 8 GB: refused before the third
+        with mdvec.VecEnv(2) as env:
+            print("after", env.reset().shape)
+    """, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "MemoryError env 1", r.stdout
+    assert int(lines[1].split()[1]) < 32, r.stdout  # MiB of resident memory after 10 more failures
+    assert lines[2] == "MemoryError num_envs", r.stdout
+    assert lines[3] == "after (2, 48)", r.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == [model.name], "no MUJOCO_LOG.TXT"

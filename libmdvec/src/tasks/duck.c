@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "npmath.h"
 
 static const double kTwoPi = 2 * 3.141592653589793;  /* 2 * math.pi */
@@ -237,8 +238,11 @@ static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
   const mdv_duck_shared *sh = shared;
   size_t nu = (size_t)sh->tm.nu, np = (size_t)sh->cfg.n_pushes;
   e->sh = sh;
-  e->m = mj_copyModel(NULL, sh->tm.m);
-  e->d = e->m ? mj_makeData(e->m) : NULL;
+  int code;
+  if (!(e->m = mdv_model_copy(sh->tm.m, &code, err, n)) || !(e->d = mdv_data_make(e->m, &code, err, n))) {
+    duck_env_free(e);
+    return -1;
+  }
   e->push_steps = calloc(np > 0 ? np : 1, sizeof(int64_t));
   e->push_vel = calloc(np > 0 ? 2 * np : 1, sizeof(double));
   e->dr.mass_scale = calloc((size_t)sh->tm.nbody, sizeof(double));
@@ -249,7 +253,7 @@ static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
   e->action = calloc(nu, sizeof(double));
   e->raw = calloc(6 + 3 * nu, sizeof(double));
   e->scratch = calloc(6 + 2 * nu, sizeof(double));
-  if (!e->d || !e->push_steps || !e->push_vel || !e->dr.mass_scale || !e->qpos || !e->qvel ||
+  if (!e->push_steps || !e->push_vel || !e->dr.mass_scale || !e->qpos || !e->qvel ||
       !e->queue || !e->prev_action || !e->action || !e->raw || !e->scratch) {
     duck_env_free(e);
     snprintf(err, n, "out of memory");

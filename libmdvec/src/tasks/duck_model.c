@@ -148,13 +148,13 @@ int mdv_duck_model_load(mdv_duck_model *tm, const char *variant, const char *pat
       return MDVEC_ERR_MODEL;
     }
   }
-  tm->m = mdv_model_load(file, path, err, err_size);
-  if (!tm->m) return MDVEC_ERR_MODEL;
-  mjData *scratch = mj_makeData(tm->m);  /* made outside the trap: never leaked */
+  int code;
+  tm->m = mdv_model_load(file, path, &code, err, err_size);
+  if (!tm->m) return code;
+  mjData *scratch = mdv_data_make(tm->m, &code, err, err_size);  /* made outside the trap below: never leaked */
   if (!scratch) {
-    snprintf(err, err_size, "out of memory");
     mdv_duck_model_free(tm);
-    return MDVEC_ERR_NOMEM;
+    return code;
   }
   mdv_trap trap;  /* inspect runs mj_forward: an arena too small for the model raises an error */
   mdv_trap_begin(&trap);
