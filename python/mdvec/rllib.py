@@ -56,7 +56,7 @@ EVAL_SEED_OFFSET = 10**6  # what RLlib adds to the seed of an evaluation EnvRunn
 _STATS: dict[str, Any] = {"envs_built": 0, "env_steps": 0, "env_step_s": 0.0, "physics_errors": 0}
 
 # env_config keys that are ours; every other key is a task option (a make_vec keyword).
-_OWN_KEYS = ("env_id", "backend", "threads", "seed", "fault")
+_OWN_KEYS = ("env_id", "backend", "threads", "seed", "infos", "fault")
 
 
 def env_seed(run_seed: int, key: int, env_index: int) -> int:
@@ -91,8 +91,10 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
     env_config keys: ``env_id`` (default mdvec/DuckBalance-v0), ``backend`` ("c": the C VectorEnv
     through Gymnasium's vector entry point; "reference": Gymnasium's SyncVectorEnv of the Python env),
     ``threads`` (C worker threads; default: the CPUs Ray gave this EnvRunner, at most N), ``seed``
-    (S, above), ``fault`` (a fault-injection hook for tests and demos, see ``_fault_options``);
-    every other key is a task option (e.g. ``episode_len``).
+    (S, above), ``infos`` (default True; False gives RLlib empty info dicts: the task's info fields
+    are a third of what an EnvRunner ships per step and PPO never reads them), ``fault`` (a
+    fault-injection hook for tests and demos, see ``_fault_options``); every other key is a task
+    option (e.g. ``episode_len``).
     """
 
     def __init__(self, env_config: dict[str, Any] | None = None) -> None:
@@ -107,6 +109,7 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
         super().__init__(make_vector_env(env_id, num_envs, backend, threads, **options))
         self.run_seed = None if seed is None else int(seed)
         self.backend, self.env_id = backend, env_id
+        self.infos = bool(cfg.get("infos", True))
         self.last_seeds: list[int] | None = None  # the seeds of the last seeded reset (tests, logs)
         self._seeded = False
         _STATS["envs_built"] += 1
@@ -119,7 +122,8 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
         if seed is not None:
             self._seeded = True
             self.last_seeds = list(seed)
-        return self.env.reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, (info if self.infos else {})
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         t0 = time.perf_counter()
@@ -133,7 +137,7 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
             raise
         _STATS["env_step_s"] += time.perf_counter() - t0
         _STATS["env_steps"] += self.num_envs
-        return out
+        return out if self.infos else (*out[:4], {})
 
     def seeds_for(self, rllib_seed: int) -> list[int]:
         """The env seeds for RLlib's per-EnvRunner seed ``rllib_seed`` (the rule above)."""

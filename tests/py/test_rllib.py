@@ -321,3 +321,13 @@ def test_env_runner_restarted_after_a_mujoco_error(cluster: Any, tmp_path: Path)
     assert len(after) == 2
     for res in results[-2:]:
         assert res["env_runners"]["episode_len_mean"] == EPISODE_LEN
+
+
+def test_infos_off_gives_empty_info_dicts() -> None:
+    env = mrl.RLlibVectorEnv({"num_envs": 2, "seed": 1, "infos": False, **OPTS})
+    try:
+        assert env.reset(seed=1)[1] == {}
+        obs, reward, terminated, truncated, info = env.step(np.zeros((2, ACT_DIM), np.float32))
+        assert info == {} and obs.shape == (2, OBS_DIM) and reward.shape == (2,)
+    finally:
+        env.close()
