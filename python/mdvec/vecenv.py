@@ -225,13 +225,46 @@ class Spec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def _view(address: int | None, ctype: Any, shape: tuple[int, ...], dtype: Any = None) -> np.ndarray:
-    """Return a read-only zero-copy numpy view of a library buffer."""
+class _Memory:
+    """Owns one libmdvec handle: ``mdvec_destroy`` runs when the last reference to this object goes.
+
+    References are held by the ``_Handle`` (until ``close()``) and by every zero-copy view of the
+    handle's buffers (the base of each view is an ``_Exported`` that points here). So a view never
+    sees freed memory: closing an env, or losing it to the garbage collector, frees its memory at once
+    when no view is alive, and otherwise when the last view goes.
+    """
+
+    __slots__ = ("ptr", "__weakref__")
+
+    def __init__(self, ptr: ctypes.c_void_p) -> None:
+        self.ptr: ctypes.c_void_p | None = ptr
+
+    def free(self) -> None:
+        if self.ptr is not None and _LIB is not None:
+            _LIB.mdvec_destroy(self.ptr)
+        self.ptr = None
+
+    def __del__(self) -> None:
+        self.free()
+
+
+class _Exported:
+    """One library buffer as numpy sees it (``__array_interface__``, read-only), keeping its owner alive."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, address: int, shape: tuple[int, ...], typestr: str, owner: _Memory) -> None:
+        self.__array_interface__ = {"version": 3, "data": (address, True), "shape": shape, "typestr": typestr}
+        self.owner = owner
+
+
+def _view(owner: _Memory, address: int | None, ctype: Any, shape: tuple[int, ...], dtype: Any = None) -> np.ndarray:
+    """Return a read-only zero-copy numpy view of a library buffer whose base keeps owner alive."""
     count = int(np.prod(shape))
     if not address or count == 0:
         arr = np.zeros(shape, ctype)
     else:
-        arr = np.ctypeslib.as_array((ctype * count).from_address(address)).reshape(shape)
+        arr = np.asarray(_Exported(address, shape, np.dtype(ctype).str, owner))
     if dtype is not None:
         arr = arr.view(dtype)
     arr.flags.writeable = False
@@ -245,7 +278,8 @@ def _address(ptr: Any) -> int:
 class _Handle:
     """One libmdvec handle and its buffers, mapped once into numpy (zero-copy).
 
-    The arrays stay valid until ``close()``; every reset and step overwrites their contents.
+    Every reset and step overwrites the arrays' contents. The arrays keep the handle's memory alive
+    (see ``_Memory``): after ``close()`` they hold their last contents until they are garbage.
     """
 
     def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
@@ -293,6 +327,7 @@ class _Handle:
         if code != _lib.OK:
             raise _lib.error(code, err.value.decode())
         self.ptr = handle
+        self.memory = _Memory(handle)
         self._step_fn = L.mdvec_step_typed
         self._map(task)
 
@@ -319,15 +354,16 @@ class _Handle:
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)
         obs_ctype = ctypes.c_float if obs_dtype == np.float32 else ctypes.c_double
-        self.obs = _view(L.mdvec_obs_data(h), obs_ctype, (n, d))
-        self.final_obs = _view(L.mdvec_final_obs_data(h), obs_ctype, (n, d))
-        self.reward = _view(_address(L.mdvec_reward(h)), ctypes.c_double, (n,))
-        self.terminated = _view(_address(L.mdvec_terminated(h)), ctypes.c_uint8, (n,), bool)
-        self.truncated = _view(_address(L.mdvec_truncated(h)), ctypes.c_uint8, (n,), bool)
-        self.done = _view(_address(L.mdvec_done(h)), ctypes.c_uint8, (n,), bool)
-        self.reset_flags = _view(_address(L.mdvec_reset_flags(h)), ctypes.c_uint8, (n,), bool)
-        self.info = _view(_address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
-        self.reset_info = _view(_address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
+        m = self.memory
+        self.obs = _view(m, L.mdvec_obs_data(h), obs_ctype, (n, d))
+        self.final_obs = _view(m, L.mdvec_final_obs_data(h), obs_ctype, (n, d))
+        self.reward = _view(m, _address(L.mdvec_reward(h)), ctypes.c_double, (n,))
+        self.terminated = _view(m, _address(L.mdvec_terminated(h)), ctypes.c_uint8, (n,), bool)
+        self.truncated = _view(m, _address(L.mdvec_truncated(h)), ctypes.c_uint8, (n,), bool)
+        self.done = _view(m, _address(L.mdvec_done(h)), ctypes.c_uint8, (n,), bool)
+        self.reset_flags = _view(m, _address(L.mdvec_reset_flags(h)), ctypes.c_uint8, (n,), bool)
+        self.info = _view(m, _address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
+        self.reset_info = _view(m, _address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
         self.act_shape = (n, a)
         self._f32 = np.dtype(np.float32)
         self._f64 = np.dtype(np.float64)
@@ -414,11 +450,23 @@ class _Handle:
             return Path(self.hooks.builtin_model(self.options))
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
+    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "info", "reset_info")
+
+    def buffers(self) -> dict[str, np.ndarray]:
+        """Return the zero-copy views (see VecEnv.buffers)."""
+        self.live()
+        return {"obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
+                "terminated": self.terminated, "truncated": self.truncated, "done": self.done,
+                "reset": self.reset_flags, "info": self.info, "reset_info": self.reset_info}
+
     def close(self) -> None:
-        """Free the handle; the mapped arrays must not be used afterwards."""
+        """Close the handle: later calls raise; its memory is freed now, or when the last view goes."""
         if self.ptr is not None:
-            lib().mdvec_destroy(self.ptr)
             self.ptr = None
+            for name in self._VIEWS:
+                setattr(self, name, None)
+            memory, self.memory = self.memory, None
+            del memory  # the last reference unless a caller holds a view: then the free waits for it
 
 
 class _HandleOwner:
@@ -542,11 +590,14 @@ class VecEnv(_HandleOwner):
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the library's read-only zero-copy buffers: obs, final_obs (alias terminal_obs), reward,
         terminated, truncated, done, reset (bool (N,): reset during the last call), info (n_info, N) and
-        reset_info (n_info, N). Valid until close(), overwritten by every reset and step."""
-        h = self._h
-        return {"obs": h.obs, "final_obs": h.final_obs, "terminal_obs": h.final_obs, "reward": h.reward,
-                "terminated": h.terminated, "truncated": h.truncated, "done": h.done, "reset": h.reset_flags,
-                "info": h.info, "reset_info": h.reset_info}
+        reset_info (n_info, N); every reset and step overwrites them in place.
+
+        Lifetime: each view keeps the library's memory alive (its numpy base owns a reference to the
+        handle), so a view never reads freed memory. ``close()`` (or losing the env to the garbage
+        collector) frees the memory at once when no view is alive; otherwise the memory, envs
+        included, stays until the last view is garbage, and the views keep their last contents.
+        Drop the views (or copy them) before close() to free the memory at once."""
+        return self._h.buffers()
 
     def get_state(self, i: int, sig: int | None = None) -> np.ndarray:
         """Return env i's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""

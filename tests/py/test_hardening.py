@@ -145,3 +145,57 @@ def test_big_arenas_are_memory_errors_and_leave_nothing(tmp_path: Path) -> None:
     assert lines[2] == "MemoryError num_envs", r.stdout
     assert lines[3] == "after (2, 48)", r.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == [model.name], "no MUJOCO_LOG.TXT"
+
+
+# ------------------------------------------------------------------------------ 3. views outlive the env
+
+def _churn(n: int) -> None:
+    """Allocate and fill what an env of n envs allocates, several times (reusing freed memory)."""
+    for seed in range(3):
+        with mdvec.VecEnv(n, seed=100 + seed, threads=1, init_noise=0.05) as other:
+            other.reset()
+            other.step(np.full((n, 14), 0.5))
+
+
+def test_buffers_survive_close() -> None:
+    env = mdvec.VecEnv(8, seed=1, threads=2, init_noise=0.05)
+    env.reset()
+    env.step(np.full((8, 14), 0.3))
+    b = env.buffers()
+    saved = {k: v.copy() for k, v in b.items()}
+    env.close()
+    _churn(8)
+    for k, v in b.items():
+        assert np.array_equal(v, saved[k]), k
+    assert np.isfinite(b["obs"].sum())
+    with pytest.raises(RuntimeError, match="closed"):
+        env.buffers()
+
+
+def test_buffers_of_a_collected_env() -> None:
+    import gc
+
+    obs = mdvec.VecEnv(64, seed=2, threads=1, init_noise=0.05).buffers()["obs"]
+    gc.collect()
+    saved = obs.copy()  # zeros: never reset, but the memory must still be the env's
+    _churn(64)
+    assert np.array_equal(obs, saved)
+
+
+def test_memory_is_freed_with_the_last_view() -> None:
+    import gc
+    import weakref
+
+    env = mdvec.VecEnv(2, threads=1)
+    memory = weakref.ref(env._h.memory)
+    env.close()
+    assert memory() is None  # no view: freed at close
+    env = mdvec.VecEnv(2, threads=1)
+    memory = weakref.ref(env._h.memory)
+    reward = env.buffers()["reward"][:1].view(np.uint8)  # a view of a view
+    env.close()
+    del env
+    gc.collect()
+    assert memory() is not None  # the view holds it
+    del reward
+    assert memory() is None
