@@ -808,7 +808,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
     box_env.close()
     rng = np.random.default_rng([args.seed, gi])
     rec = Recording(task, n, max(args.threads), args.seed + 1, box, rng, shim, task_model(task)[2])
-    rec.ensure(512)
+    rec.ensure(128)
     phases["record"] = time.perf_counter() - tp - phases["open"]
     try:
         for c in list(timed):
@@ -1091,7 +1091,9 @@ def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out["envpool_mujoco"] = out.get("envpool_engine_version")
     try:
         out["git"] = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
-                                    text=True).stdout.strip()
+                                    text=True).stdout.strip() or None
+        if out["git"] is None and (ROOT / "COMMIT").is_file():  # an export (git archive) of a commit
+            out["git"] = (ROOT / "COMMIT").read_text().strip() + " (export)"
         out["pool_c_modified"] = bool(subprocess.run(
             ["git", "-C", str(ROOT), "status", "--porcelain", "--", "libmdvec/src/pool.c"], capture_output=True,
             text=True).stdout.strip())
@@ -1113,8 +1115,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated v5 ids (default: all mdvec has)")
     p.add_argument("--threads", type=_ints, default=(1, 2))
     p.add_argument("--envs", type=_ints, default=None, help="numbers of envs (default 8,64; --quick 8)")
-    p.add_argument("--window-seconds", type=float, default=None, help="default 0.2 (--quick 0.05)")
-    p.add_argument("--rounds", type=int, default=None, help="default 5 (--quick 2)")
+    p.add_argument("--window-seconds", type=float, default=None, help="default 0.15 (--quick 0.05)")
+    p.add_argument("--rounds", type=int, default=None, help="default 8 (--quick 2)")
     p.add_argument("--backends", default=None, help=f"subset of {','.join(BACKENDS)} (--quick: all but batch)")
     p.add_argument("--engine-envs", type=int, default=8, help="N of the engine cells (T = 1)")
     p.add_argument("--async-max-envs", type=int, default=64)
@@ -1134,7 +1136,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error(f"--tasks: unknown {unknown}; choose from {','.join(TASKS)}")
     quick = {"envs": (8,), "window_seconds": 0.05, "rounds": 2,
              "backends": ",".join(b for b in BACKENDS if b != "batch")}
-    full = {"envs": (8, 64), "window_seconds": 0.2, "rounds": 5, "backends": ",".join(BACKENDS)}
+    full = {"envs": (8, 64), "window_seconds": 0.15, "rounds": 8, "backends": ",".join(BACKENDS)}
     for k, v in (quick if a.quick else full).items():
         if getattr(a, k) is None:
             setattr(a, k, v)
