@@ -128,10 +128,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cfg->num_envs = n[fz_pick(f, 8)];
     }
     if (flags & 0x0002) {
-      static const int t[] = {0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN};
-      cfg->threads = t[fz_pick(f, 10)];
+      static const int t[] = {0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN, 1025};  /* the pool takes <= 1024 */
+      cfg->threads = t[fz_pick(f, 11)];
     }
-    if (flags & 0x0004) cfg->allow_overcommit = cfg->threads <= 16 ? fz_u8(f) & 1 : 0;
+    if (flags & 0x0004) cfg->allow_overcommit = fz_u8(f) & 1;
     if (flags & 0x0008) cfg->autoreset = fz_int(f);
     if (flags & 0x0010) cfg->seed = fz_u64(f);
     if (flags & 0x0020) {

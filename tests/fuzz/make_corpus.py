@@ -168,7 +168,7 @@ def catalogue(lib):
 # --- fuzz_config ---------------------------------------------------------------------------------
 
 NUM_ENVS = [1, 1, 2, 3, 4, 0, -1, INT_MIN]
-THREADS = [0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN]
+THREADS = [0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN, 1025]
 VARIANTS = {None: 0, 'default': 1, 'backlash': 2, 'backlash_lower': 3, '': 4, 'Default': 5}
 PATHS = ['NULL', '', 'hopper.xml', '~/hopper.xml', '/nonexistent/model.xml', './nonexistent.xml', '/', '/dev/null',
          'duck.xml', 'duck_backlash.xml', 'duck_backlash_lower.xml', 'empty.xml', 'malformed.xml', 'no_actuator.xml',
@@ -213,14 +213,12 @@ def config(layout='full', k=0, at=0, tail=1, declared=None, num_envs=None, threa
     if probe is not None:
         flags |= 0x2000
     w.u16(flags)
-    t = 0
     if valid:
         if num_envs is not None:
             w.u8(NUM_ENVS.index(num_envs))
         if threads is not None:
             w.u8(THREADS.index(threads))
-            t = threads
-        if overcommit is not None and t <= 16:
+        if overcommit is not None:
             w.u8(overcommit)
         if autoreset is not None:
             w.int(autoreset)
@@ -302,6 +300,8 @@ def config_seeds(tasks, found):
     seeds['generic-fields'] = config(num_envs=3, threads=2, autoreset=2, seed=2**64 - 1, run=zero2)
     seeds['overcommit'] = config(num_envs=2, threads=16, overcommit=1, run=zero2)
     seeds['threads-over-budget'] = config(threads=9)
+    seeds['threads-over-pool'] = config(num_envs=2, threads=1025, overcommit=1)
+    seeds['threads-int-max'] = config(threads=INT_MAX, overcommit=1)
     seeds['num-envs-0'] = config(num_envs=0)
     seeds['num-envs-neg'] = config(num_envs=INT_MIN)
     seeds['threads-neg'] = config(threads=-1)
