@@ -42,11 +42,12 @@ from .reference.config import TaskConfig
 BACKENDS = ("mdvec", "processes")
 
 TORCH_THREADS_HELP = (
-    "torch threads (default 1). The policy is tiny (48-128-128-14): each forward or minibatch step is "
-    "microseconds of math, and torch's default (one thread per core) spends more on waking and syncing "
-    "threads than on math, and fights the env workers for the cores; with the default thread count SB3 "
-    "ran about 20x slower on this 2-core machine under load. One thread also keeps the CPU work "
-    "deterministic."
+    "torch threads (default 1). The policy is tiny (48-128-128-14): a forward pass or a minibatch step is "
+    "microseconds of math, and with more threads torch spends its time waking and syncing them, fighting "
+    "the env workers for the cores. Measured on this project's 2-core machine under load (16 envs, "
+    "n_steps 256): per PPO update the gradient step took 0.6-1.0 s with 1 thread and 10-23 s with 2, the "
+    "rollout's policy calls 0.3-0.6 s and 13-33 s. The parameters also depend on the thread count (torch "
+    "splits sums differently), so compare runs made with the same value."
 )
 
 
