@@ -14,7 +14,9 @@ caption names its speed; the caption also shows the policy, seed, episode, time 
 and "FALLEN" once the duck is down.
 
 Headless by default: unless MUJOCO_GL is set, rendering uses EGL (no display needed). Set
-MUJOCO_GL=glfw to render with a display, or MUJOCO_GL=osmesa for software rendering.
+MUJOCO_GL=glfw to render with a display, or MUJOCO_GL=osmesa for software rendering (only where
+libOSMesa is installed: without it mujoco 4.0.0 fails already at ``import mujoco``). When no GL
+context can be made the command says what to install or set and exits with code 3.
 GIFs are written with Pillow (matplotlib's dependency); MP4 needs ffmpeg on PATH or imageio-ffmpeg.
 """
 
