@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             trainers[b] = Trainer(cfg, quiet=True, files=False)
             result.setdefault("startup_s", {})[b] = time.perf_counter() - t
+            if b == "mdvec":
+                result["mdvec_threads"] = getattr(trainers[b].env.venv, "threads", args.threads)
             cfg_json = cfg.to_json()
             cfg_json.pop("backend"), cfg_json.pop("out")
             result["config"] = cfg_json
