@@ -163,8 +163,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mdvec / processes: {result['ratio_env_steps_per_s']:.2f}x whole updates, "
               f"{result['ratio_rollout_env_steps_per_s']:.2f}x rollouts; per round "
               + ", ".join(f"{x:.2f}" for x in ratios))
-    print(f"parameters after {trainers[backends[0]].run.rows[-1]['update']} updates: "
-          + ("bit-identical on " + " and ".join(backends) if result["params_identical"] else f"DIFFER {digests}"))
+    n_updates = trainers[backends[0]].run.rows[-1]["update"]
+    if len(backends) == 1:
+        print(f"parameters after {n_updates} updates: sha256 {digests[backends[0]]}")
+    else:
+        print(f"parameters after {n_updates} updates: "
+              + ("bit-identical on " + " and ".join(backends) if result["params_identical"] else f"DIFFER {digests}"))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"wrote {out}")
