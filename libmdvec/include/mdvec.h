@@ -22,8 +22,13 @@
  * which other users of libmujoco in the process own, is never touched.
  *
  * Threads: the library's workers belong to one handle. Calls on one handle must not overlap (one
- * caller at a time); different handles are independent and may be used from different threads. A
- * process that forks keeps no workers in the child: create handles after fork, not before.
+ * caller at a time): a call made while another call on the same handle runs in another thread returns
+ * MDVEC_ERR_STATE ("concurrent call") at once and changes nothing (an atomic flag per call, no lock).
+ * Different handles are independent and may be created and used from different threads at once.
+ * Processes: a handle belongs to the process that created it. A forked child has no workers: every call
+ * on an inherited handle returns MDVEC_ERR_STATE ("created in another process") instead of hanging, and
+ * mdvec_destroy there frees the child's copy without touching the parent's threads. Create handles in
+ * the process that uses them.
  *
  * Stability: this header is the stable ABI of major version MDVEC_VERSION_MAJOR. Structs passed in
  * carry their size in their first field; new fields are only ever appended. Functions never change
@@ -141,7 +146,9 @@ MDVEC_API int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, 
 /* Stop the workers and free everything; NULL is a no-op. Buffers from the handle become invalid. */
 MDVEC_API void mdvec_destroy(mdvec_t *env);
 
-/* Return the message of the last error on this handle ("" when none; static text for NULL). */
+/* Return the message of the last error on this handle ("" when none; static text for NULL). The
+ * message of a call refused as concurrent or forked is kept for the refused thread (until its next call
+ * on any handle), so it never races the call that is running. */
 MDVEC_API const char *mdvec_errmsg(const mdvec_t *env);
 
 /*---------------------------------- Dimensions ----------------------------------------------------*/

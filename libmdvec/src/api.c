@@ -2,7 +2,9 @@
  * reset done, failed, pending autoreset), create/destroy/reset/step, buffers and queries. Names no
  * task: everything task-specific goes through the mdv_task table (task.h). */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,7 +68,24 @@ struct mdvec_ {
   const uint64_t *seeds;     /* reset_envs: seeds (NULL: none) */
   const uint8_t *has_seed;   /* reset_envs: which seeds apply (NULL: all) */
   char errmsg[512];          /* last error message */
+  unsigned fork_gen;         /* g_fork_gen at create: another value means a forked child holds a copy */
+  long pid;                  /* the creating process, for messages */
+  atomic_int busy;           /* 1 while a call runs: an overlapping call is refused, not raced */
 };
+
+/* Forks seen by this process (pthread_atfork's child handler; registered at the first create). The
+ * handle's copy in a forked child has no workers, so its calls are refused by comparing generations:
+ * one plain load per call, no getpid() system call on the step path. */
+static atomic_uint g_fork_gen;
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+static void on_fork_child(void) { atomic_fetch_add_explicit(&g_fork_gen, 1u, memory_order_relaxed); }
+static void register_atfork(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+
+/* A refused call's message lives in the refused thread's storage: the call that is running on the
+ * handle may be writing the handle's own message at the same time. mdvec_errmsg returns it to the
+ * refused thread until that thread makes its next call on any handle. */
+static _Thread_local char tl_msg[256];
+static _Thread_local const mdvec_t *tl_msg_handle;
 
 const char *mdvec_strerror(int code) {
   switch (code) {
@@ -95,6 +114,31 @@ static int fail(mdvec_t *h, int code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(h->errmsg, sizeof h->errmsg, fmt, ap);
   va_end(ap);
+  return code;
+}
+
+/* Start a call on h: return MDVEC_OK with h marked busy (end it with leave), or MDVEC_ERR_STATE when h
+ * was created in another process (a forked parent) or another call on h is running. */
+static int enter(mdvec_t *h, const char *call) {
+  tl_msg_handle = NULL;
+  if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) != h->fork_gen) {
+    snprintf(tl_msg, sizeof tl_msg, "%s: the handle was created in another process (pid %ld) and this is a forked "
+             "child; its workers do not exist here: create handles in the process that uses them", call, h->pid);
+    tl_msg_handle = h;
+    return MDVEC_ERR_STATE;
+  }
+  if (atomic_exchange_explicit(&h->busy, 1, memory_order_acquire)) {
+    snprintf(tl_msg, sizeof tl_msg, "%s: concurrent call: another call on this handle is running in another "
+             "thread; use one handle from one thread at a time", call);
+    tl_msg_handle = h;
+    return MDVEC_ERR_STATE;
+  }
+  return MDVEC_OK;
+}
+
+/* End a call started by enter; return code. */
+static int leave(mdvec_t *h, int code) {
+  atomic_store_explicit(&h->busy, 0, memory_order_release);
   return code;
 }
 
@@ -299,8 +343,12 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     return create_fail(err, err_size, MDVEC_ERR_CONFIG, "%s", msg);
   }
 
+  pthread_once(&g_atfork_once, register_atfork);
   mdvec_t *h = calloc(1, sizeof *h);
   if (!h) return create_fail(err, err_size, MDVEC_ERR_NOMEM, "out of memory");
+  h->fork_gen = atomic_load_explicit(&g_fork_gen, memory_order_relaxed);
+  h->pid = (long)getpid();
+  atomic_init(&h->busy, 0);
   h->task = task;
   h->num_envs = cfg.num_envs;
   h->threads = cfg.threads ? cfg.threads : auto_threads(cfg.num_envs);
@@ -351,7 +399,8 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
 
 void mdvec_destroy(mdvec_t *h) {
   if (!h) return;
-  mdv_pool_destroy(h->pool);
+  if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) mdv_pool_destroy(h->pool);
+  else mdv_pool_abandon(h->pool);  /* a forked child: the workers are the parent's; free only the memory */
   for (int i = 0; h->env_mem && i < h->num_envs; i++) h->task->env_free(env_at(h, i));
   if (h->shared) h->task->destroy(h->shared);
   mdv_options_free(h->task, h->opts);
@@ -371,7 +420,10 @@ void mdvec_destroy(mdvec_t *h) {
   free(h);
 }
 
-const char *mdvec_errmsg(const mdvec_t *h) { return h ? h->errmsg : "mdvec_errmsg: NULL handle"; }
+const char *mdvec_errmsg(const mdvec_t *h) {
+  if (!h) return "mdvec_errmsg: NULL handle";
+  return tl_msg_handle == h ? tl_msg : h->errmsg;
+}
 
 /*---------------------------------- Task catalogue ------------------------------------------------*/
 
@@ -586,12 +638,16 @@ static int physics_errors(mdvec_t *h, const char *call) {
 
 int mdvec_seed(mdvec_t *h, uint64_t seed) {
   if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_seed");
+  if (code) return code;
   for (int i = 0; i < h->num_envs; i++) mdv_pcg64_seed(&h->slots[i].rng, seed + (uint64_t)i);
-  return MDVEC_OK;
+  return leave(h, MDVEC_OK);
 }
 
 int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, const uint8_t *has_seed) {
   if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_reset");
+  if (code) return code;
   h->mask = mask;
   h->seeds = seeds;
   h->has_seed = has_seed;
@@ -599,13 +655,13 @@ int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, con
   h->mask = NULL;
   h->seeds = NULL;
   h->has_seed = NULL;
-  return physics_errors(h, "mdvec_reset");
+  return leave(h, physics_errors(h, "mdvec_reset"));
 }
 
 int mdvec_reset(mdvec_t *h) { return mdvec_reset_envs(h, NULL, NULL, NULL); }
 
-int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
-  if (!h) return MDVEC_ERR_ARG;
+/* mdvec_reset_with_params inside enter/leave. */
+static int reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   if (!h->task->reset_with_params)
     return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: task '%s' takes no episode parameters", h->task->name);
   if (i < 0 || i >= h->num_envs)
@@ -622,8 +678,14 @@ int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   return h->slots[i].failed ? physics_errors(h, "mdvec_reset_with_params") : MDVEC_OK;
 }
 
-int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
+int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_reset_with_params");
+  return code ? code : leave(h, reset_with_params(h, i, p));
+}
+
+/* mdvec_step_typed inside enter/leave. */
+static int step_typed(mdvec_t *h, const void *actions, int dtype) {
   if (!actions) return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions is NULL");
   if (dtype != MDVEC_DTYPE_F32 && dtype != MDVEC_DTYPE_F64)
     return fail(h, MDVEC_ERR_ARG, "mdvec_step: action dtype %d; use MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64", dtype);
@@ -649,6 +711,12 @@ int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
   return physics_errors(h, "mdvec_step");
 }
 
+int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
+  if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_step");
+  return code ? code : leave(h, step_typed(h, actions, dtype));
+}
+
 int mdvec_step(mdvec_t *h, const double *actions) { return mdvec_step_typed(h, actions, MDVEC_DTYPE_F64); }
 
 /*---------------------------------- Physics state -------------------------------------------------*/
@@ -664,9 +732,9 @@ size_t mdvec_state_size(const mdvec_t *h, unsigned int sig) {
   return (size_t)mj_stateSize(m, (int)sig);
 }
 
-int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, size_t size) {
-  if (!h) return MDVEC_ERR_ARG;
-  mdvec_t *w = (mdvec_t *)h;  /* the message is the only thing written */
+/* mdvec_get_state inside enter/leave. */
+static int get_state(mdvec_t *w, int i, unsigned int sig, double *state, size_t size) {
+  const mdvec_t *h = w;
   if (i < 0 || i >= h->num_envs) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: env %d out of range [0, %d)", i,
                                              h->num_envs);
   if (!valid_sig(sig)) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: sig 0x%x has unknown mjtState bits", sig);
@@ -678,4 +746,11 @@ int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, si
   if (size < need) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: size %zu, need %zu doubles", size, need);
   mj_getState(m, d, state, (int)sig);
   return MDVEC_OK;
+}
+
+int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, size_t size) {
+  if (!h) return MDVEC_ERR_ARG;
+  mdvec_t *w = (mdvec_t *)h;  /* the message and the busy flag are the only things written */
+  int code = enter(w, "mdvec_get_state");
+  return code ? code : leave(w, get_state(w, i, sig, state, size));
 }

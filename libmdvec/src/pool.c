@@ -451,6 +451,15 @@ void mdv_pool_destroy(mdv_pool* p) {
   free(p);
 }
 
+/* Free the memory of a pool whose threads belong to the parent of a fork. */
+void mdv_pool_abandon(mdv_pool* p) {
+  if (!p) {
+    return;
+  }
+  free(p->workers);
+  free(p);
+}
+
 /* Return the number of threads T, the caller included. */
 int mdv_pool_threads(const mdv_pool* p) {
   return p->num_threads;

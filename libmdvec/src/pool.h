@@ -45,6 +45,10 @@ void mdv_pool_run(mdv_pool* p, mdv_pool_fn fn, void* ctx);
 /* Stop and join all workers and free the pool; NULL is a no-op. Must not race a run. */
 void mdv_pool_destroy(mdv_pool* p);
 
+/* Free a pool inherited by a forked child without touching its threads (they exist only in the parent,
+   and its lock may be held there); NULL is a no-op. */
+void mdv_pool_abandon(mdv_pool* p);
+
 /* Return the pool's number of threads T, the caller included. */
 int mdv_pool_threads(const mdv_pool* p);
 

@@ -530,6 +530,18 @@ class VecEnv(_HandleOwner):
     (finished envs reset inside the step that finished them), "next_step" (on the next step, their
     action ignored) or "disabled". Other keywords are the task's options (``task_options(task)``).
     ``workers`` (ProcVecEnv's name) is accepted for ``threads``, so either class runs the other's code.
+
+    Threads and processes:
+
+    * One VecEnv serves one thread at a time. A call that overlaps another call on the same VecEnv
+      from another Python thread raises ``MdvecError`` ("concurrent call", code ``ERR_STATE``) at once
+      and changes nothing; it never races or deadlocks (the library checks an atomic flag per call;
+      nothing is locked). Different VecEnvs may be stepped from different threads at the same time.
+    * A VecEnv belongs to the process that created it. After ``os.fork()`` the child's copy has no
+      worker threads: its calls raise ``MdvecError`` ("created in another process") instead of
+      hanging, and closing or collecting it in the child only frees the child's copy of the memory.
+      Create envs in the process that uses them (after the fork, or with multiprocessing's "spawn"
+      or "forkserver" start methods).
     """
 
     def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
@@ -609,7 +621,10 @@ _PYTHON_TYPE = {np.dtype(np.int64): int, np.dtype(bool): bool, np.dtype(np.float
 
 class Env(_HandleOwner):
     """One env of a libmdvec task in C; on the default task the same interface and results as
-    the reference's single env (no autoreset: ``step`` returns ``obs, reward, done, info``)."""
+    the reference's single env (no autoreset: ``step`` returns ``obs, reward, done, info``).
+
+    Threads and processes: as for ``VecEnv`` (one thread at a time, overlapping calls raise
+    ``MdvecError``; an Env created before ``os.fork()`` refuses calls in the child)."""
 
     def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, *,
                  task: str | None = None, **options: Any) -> None:

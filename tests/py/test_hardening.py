@@ -199,3 +199,72 @@ def test_memory_is_freed_with_the_last_view() -> None:
     assert memory() is not None  # the view holds it
     del reward
     assert memory() is None
+
+
+# ------------------------------------------------------------------------------- 4. forks and threads
+
+def test_forked_child_refuses_and_exits(tmp_path: Path) -> None:
+    r = run_child("""
+        import os, sys, time
+        import numpy as np
+        import mdvec
+        env = mdvec.VecEnv(4, threads=2)
+        env.reset()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                env.step(np.zeros((4, 14)))
+                print("child stepped", flush=True)
+            except mdvec.MdvecError as e:
+                print("child", e.code, e, flush=True)
+            sys.exit(0)  # the interpreter's exit collects env: destroying it must not wait for workers
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                print("child exit", os.waitstatus_to_exitcode(status), flush=True)
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            print("child hung", flush=True)
+        env.step(np.zeros((4, 14)))
+        print("parent stepped", flush=True)
+    """, tmp_path, timeout=60)
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3, r.stdout + r.stderr
+    assert lines[0].startswith(f"child {_lib.ERR_STATE} ") and "another process" in lines[0], lines[0]
+    assert lines[1] == "child exit 0" and lines[2] == "parent stepped", r.stdout
+
+
+def test_two_threads_on_one_env_are_refused_not_deadlocked(tmp_path: Path) -> None:
+    r = run_child("""
+        import threading
+        import numpy as np
+        import mdvec
+        env = mdvec.VecEnv(4, threads=2, substeps=2)
+        env.reset()
+        counts = {"ok": 0, "refused": 0, "other": []}
+        start = threading.Barrier(2)
+
+        def run():
+            a = np.zeros((4, 14))
+            start.wait()
+            for _ in range(1500):
+                try:
+                    env.step_into_buffers(a)
+                    counts["ok"] += 1
+                except mdvec.MdvecError as e:
+                    if "concurrent call" in str(e):
+                        counts["refused"] += 1
+                    else:
+                        counts["other"].append(str(e))
+
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(counts["ok"] + counts["refused"], counts["refused"] > 0, counts["other"][:1])
+    """, tmp_path, timeout=120)
+    assert r.stdout.strip() == "3000 True []", r.stdout + r.stderr
