@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Stage fuzz: the libFuzzer targets of tests/fuzz (README there), built with clang, ASan and UBSan
 # (-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false) in build-fuzz, each run for
-# FUZZ_SECONDS (60) from its committed corpus plus the reproducers of open findings
-# (tests/fuzz/findings/<target>/). Prints the executions of each target (libFuzzer's
-# stat::number_of_executed_units) and fails on any crash, sanitizer report, leak, timeout (an
-# input running past FUZZ_TIMEOUT s), out-of-memory (RSS past 4 GiB, or one allocation past
-# 1 GiB: a few envs never need that much) or broken invariant.
+# FUZZ_SECONDS (60) from its committed corpus, after replaying the reproducers of open findings
+# (tests/fuzz/findings/<target>/, each fails the stage while it reproduces). Prints the executions of
+# each target (libFuzzer's stat::number_of_executed_units) and fails on any crash, sanitizer report,
+# leak, timeout (an input running past FUZZ_TIMEOUT s), out-of-memory (RSS past 4 GiB, or one
+# allocation past 1 GiB: a few envs never need that much) or broken invariant.
 # Installs clang with apt-get when it is missing (CI runs as root on a fresh Debian-like machine).
 #   FUZZ_SECONDS=600 bash ci/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="step config" bash ci/fuzz.sh
@@ -62,16 +62,28 @@ for t in "${TARGETS[@]}"; do
   work=$BUILD/fuzz-$t
   log=$OUT/fuzz/fuzz-$t.log
   rm -rf "$work" && mkdir -p "$work"
-  dirs=("$work" "tests/fuzz/corpus/$t")   # new inputs go into the first; the others are only read
-  if [[ -d tests/fuzz/findings/$t && -n $(ls -A "tests/fuzz/findings/$t") ]]; then
-    dirs+=("tests/fuzz/findings/$t")
-  fi
+  limits=(-timeout="$TIMEOUT" -rss_limit_mb=4096 -malloc_limit_mb=1024)
   echo
-  echo "--- fuzz_$t: ${SECONDS_PER_TARGET}s from ${dirs[*]:1}"
+
+  # The open findings first, one process per input (the first failure would stop the others).
+  open=0
+  for input in tests/fuzz/findings/"$t"/*; do
+    [[ -f $input ]] || continue
+    if timeout --kill-after=30 $((4 * TIMEOUT)) "$exe" "${limits[@]}" -artifact_prefix="$OUT/fuzz/finding-$t-" "$input" \
+      >"$OUT/fuzz/finding-$t-$(basename "$input").log" 2>&1; then
+      echo "finding $input no longer reproduces: move it to tests/fuzz/corpus/$t/regress-$(basename "$input")"
+    else
+      echo "finding $input still reproduces (open: tests/fuzz/findings/README.md)"
+      open=$((open + 1))
+    fi
+  done
+
+  dirs=("$work" "tests/fuzz/corpus/$t")   # new inputs go into the first; the corpus is only read
+  echo "--- fuzz_$t: ${SECONDS_PER_TARGET}s from ${dirs[1]}"
   rc=0
-  timeout --kill-after=30 $((SECONDS_PER_TARGET + 4 * TIMEOUT + 120)) "$exe" "${dirs[@]}" \
-    -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb=4096 -malloc_limit_mb=1024 \
-    -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/fuzz/$t-" >"$log" 2>&1 || rc=$?
+  timeout --kill-after=30 $((SECONDS_PER_TARGET + 4 * TIMEOUT + 120)) "$exe" "${dirs[@]}" "${limits[@]}" \
+    -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/fuzz/$t-" \
+    >"$log" 2>&1 || rc=$?
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -n1; }
   execs=$(stat number_of_executed_units) rate=$(stat average_exec_per_sec) rss=$(stat peak_rss_mb)
   grep -E '^#[0-9]+ +(INITED|DONE)' "$log" | tail -n2 || true
@@ -80,17 +92,18 @@ for t in "${TARGETS[@]}"; do
     result="FAIL (exit $rc)"
     status=1
     echo "fuzz_$t failed (exit $rc); the report:"
-    grep -vE '^#[0-9]+ |^INFO:|^\s+#[0-9]+ 0x[0-9a-f]+ in (fuzzer::|__libc_start|_start|main )' "$log" | tail -n 60
+    grep -vE '^#[0-9]+\s|^INFO:|^\s+#[0-9]+ 0x[0-9a-f]+ in (fuzzer::|__libc_start|_start|main )' "$log" | tail -n 60
     for a in "$OUT"/fuzz/"$t"-*; do
       [[ -e $a ]] || continue
       echo "input: $a   replay: FUZZ_NO_CACHE=1 $exe $a"
     done
   fi
   echo "fuzz_$t: $result, ${execs:-?} executions (${rate:-?}/s), peak RSS ${rss:-?} MB"
-  summary+=("$(printf '%-14s %-16s %12s %8s %10s' "fuzz_$t" "$result" "${execs:-?}" "${rate:-?}" "${rss:-?}")")
+  if ((open)); then status=1; result="$result, $open open finding(s)"; fi
+  summary+=("$(printf '%-18s %12s %8s %8s  %s' "fuzz_$t" "${execs:-?}" "${rate:-?}" "${rss:-?}" "$result")")
 done
 
 echo
-printf '%-14s %-16s %12s %8s %10s\n' target result executions exec/s "RSS MB"
+printf '%-18s %12s %8s %8s  %s\n' target executions exec/s "RSS MB" result
 printf '%s\n' "${summary[@]}"
 exit $status

@@ -377,12 +377,7 @@ def config_seeds(tasks, found):
         # steps by insertion, O(n_pushes^2): seconds per env uninstrumented, a fuzzer timeout
         found['duck-max-pushes'] = config(task='duck', options=[('episode_len', str(ep)), ('push_window', f'0,{ep}'),
                                                                 ('n_pushes', str(hi['n_pushes']))], run=zero2)
-        found['duck-max-pushes-dense'] = config(task='duck', options=[
-            ('episode_len', str(ep)), ('push_window', f'0,{hi["n_pushes"] * 40}'), ('n_pushes', str(hi['n_pushes']))],
-            run=zero2)
-        found['duck-max-all'] = config(task='duck', options=[
-            ('episode_len', str(ep)), ('push_window', f'0,{ep}'), ('n_pushes', str(hi['n_pushes'])),
-            ('latency', str(hi['latency'])), ('dr', 'true'), ('sensor_noise', 'true')], num_envs=4, threads=2, run=zero2)
+
     # option arrays that are wrong as a whole
     seeds['opts-negative-count'] = config(task='duck', options=[('substeps', '5')], n_mode=8)
     seeds['opts-null-array'] = config(task='duck', options=[('substeps', '5')], n_mode=9)
