@@ -786,7 +786,7 @@ def _check(cfg: TrainConfig) -> None:
 
 
 SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
-               "(pip install torch --index-url https://download.pytorch.org/whl/cpu), then pip install 'mdvec[sb3]'")
+               "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then pip install 'mdvec[sb3]'")
 
 
 def require_sb3(cmd: str) -> str | None:
