@@ -86,7 +86,7 @@ for t in "${TARGETS[@]}"; do
     >"$log" 2>&1 || rc=$?
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -n1; }
   execs=$(stat number_of_executed_units) rate=$(stat average_exec_per_sec) rss=$(stat peak_rss_mb)
-  grep -E '^#[0-9]+ +(INITED|DONE)' "$log" | tail -n2 || true
+  grep -E '^#[0-9]+\s+(INITED|DONE)' "$log" | tail -n2 || true
   result=PASS
   if [[ $rc -ne 0 || -z $execs ]]; then
     result="FAIL (exit $rc)"
