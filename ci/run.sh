@@ -11,6 +11,8 @@
 #   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
 #   asan      C suite with -Db_sanitize=address,undefined                  ci/sanitize.sh asan
 #   tsan      C suite with -Db_sanitize=thread                             ci/sanitize.sh tsan
+#   fuzz      libFuzzer targets (clang, ASan+UBSan), 60 s each             ci/fuzz.sh
+#   rllib     own venv with ray[rllib] (gymnasium 1.2.2), 2-node Ray PPO   ci/rllib.sh
 #
 # Run one stage by hand: bash ci/<script> (after ci/venv.sh). Limits below keep the whole run
 # well inside CI's 90 minutes on 2 cores (a whole run measured 239 s: README, 'Continuous integration').
@@ -61,9 +63,11 @@ if stage venv 1200 venv.sh; then
   stage install 600 install.sh
   stage asan 1200 sanitize.sh asan
   stage tsan 1500 sanitize.sh tsan
+  stage fuzz 900 fuzz.sh
 else
-  for s in test contract wheel extras install asan tsan; do skip "$s" "no venv"; done
+  for s in test contract wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
+stage rllib 900 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 
 echo
 echo "=================== summary ==================="
