@@ -18,8 +18,10 @@
  * they do in the reference. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the
  * contacts of a fall) is trapped per env on the thread that raised it: that env stops, the others
  * carry on, and the call returns MDVEC_ERR_PHYSICS naming it; stepping again needs a reset of the
- * handle (mdvec_reset) or of that env (mdvec_reset_with_params). The process-wide MuJoCo handler,
- * which other users of libmujoco in the process own, is never touched.
+ * handle (mdvec_reset) or of that env (mdvec_reset_envs with a mask, mdvec_reset_with_params). With
+ * cfg.on_error = MDVEC_ON_ERROR_END_EPISODE the error ends that env's episode instead and the step
+ * succeeds (see "MuJoCo errors in envs"). The process-wide MuJoCo handler, which other users of
+ * libmujoco in the process own, is never touched.
  *
  * Threads: the library's workers belong to one handle. Calls on one handle must not overlap (one
  * caller at a time): a call made while another call on the same handle runs in another thread returns
@@ -116,6 +118,8 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   const char *task;              /* task name (mdvec_task_name), NULL: the default task, the duck */
   const mdvec_option_t *options; /* (n_options) task options by name, values as text */
   int n_options;                 /* number of options */
+  int on_error;                  /* MDVEC_ON_ERROR_*: what a MuJoCo error in an env's step does (RAISE);
+                                    it took the place of the struct's end padding: the size is unchanged */
 } mdvec_config_t;
 
 /* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
@@ -242,6 +246,9 @@ MDVEC_API int mdvec_step(mdvec_t *env, const double *actions);
 #define MDVEC_AUTORESET_SAME_STEP 1  /* a finished env resets inside the step that finished it (v1) */
 #define MDVEC_AUTORESET_NEXT_STEP 2  /* a finished env resets on the next step, its action ignored */
 
+#define MDVEC_ON_ERROR_RAISE 0       /* the step returns MDVEC_ERR_PHYSICS; the env is stopped until reset */
+#define MDVEC_ON_ERROR_END_EPISODE 1 /* the env's episode ends (truncated, error flag); the step returns OK */
+
 #define MDVEC_OPT_INT 1            /* integer: "%lld" */
 #define MDVEC_OPT_DOUBLE 2         /* number: Python repr / "%.17g", "inf", "-inf" */
 #define MDVEC_OPT_BOOL 3           /* "true", "false", "1", "0" (also "True", "False") */
@@ -353,6 +360,27 @@ MDVEC_API const uint8_t *mdvec_reset_flags(const mdvec_t *env);
 /* Return the reset info of the last call, (n_info x N) float64, field-major; the MDVEC_INFO_RESET
  * fields of the envs whose reset flag is set (other entries are stale). */
 MDVEC_API const double *mdvec_reset_info(const mdvec_t *env);
+
+/*---------------------------------- MuJoCo errors in envs (1.1) -----------------------------------*/
+/* A MuJoCo error (mju_error) in an env is trapped on its thread; the other envs carry on. What the call
+ * then does depends on cfg.on_error:
+ * MDVEC_ON_ERROR_RAISE (default): the call returns MDVEC_ERR_PHYSICS naming the env (the other envs'
+ *   results are in the buffers); the env stays stopped, and stepping returns MDVEC_ERR_STATE until the
+ *   env is reset (mdvec_reset, or mdvec_reset_envs with a mask holding it: reset from its own generator).
+ * MDVEC_ON_ERROR_END_EPISODE: an error in an env's step ends its episode there: final observation = its
+ *   last good one, reward 0, truncated 1, terminated 0, step info 0, error flag 1; then the autoreset
+ *   mode applies (SAME_STEP: reset now; NEXT_STEP: on its next step; DISABLED: the env is stopped until
+ *   the caller resets it, as any finished env). The step returns MDVEC_OK with every env's results. An
+ *   error in a reset (explicit or automatic) leaves the env stopped and returns MDVEC_ERR_PHYSICS. */
+
+/* Return the error flags of the last call, (N) bytes: 1 where env i raised a MuJoCo error during it. */
+MDVEC_API const uint8_t *mdvec_error_flags(const mdvec_t *env);
+
+/* Return the number of MuJoCo errors raised in the handle's envs since create (0 for NULL). */
+MDVEC_API uint64_t mdvec_error_count(const mdvec_t *env);
+
+/* Return the message of env i's last MuJoCo error ("" when none), or NULL (NULL handle, i out of range). */
+MDVEC_API const char *mdvec_env_error(const mdvec_t *env, int i);
 
 /*---------------------------------- Reset and step (1.1) ------------------------------------------*/
 

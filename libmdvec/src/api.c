@@ -28,6 +28,13 @@
 #define CONFIG_V1_SIZE offsetof(mdvec_config_t, task)
 _Static_assert(CONFIG_V1_SIZE % _Alignof(mdvec_config_t) == 0, "the 1.0 config layout ends on a field boundary");
 
+/* on_error (appended in 1.1) sits where the end padding after n_options was: the struct's size did not
+ * change, and a caller that filled cfg with mdvec_config_default/_init has it 0 (RAISE). */
+_Static_assert(offsetof(mdvec_config_t, on_error) + sizeof(int) == sizeof(mdvec_config_t), "on_error ends the layout");
+
+/* Return nonzero when size is one of the layouts this library reads (the caller's struct_size). */
+static int known_config_size(size_t size) { return size == CONFIG_V1_SIZE || size >= sizeof(mdvec_config_t); }
+
 #define ENV_ALIGN 64  /* env states start on their own cache lines */
 
 typedef struct mdv_slot_ {   /* what the generic layer keeps for one env */
@@ -35,7 +42,9 @@ typedef struct mdv_slot_ {   /* what the generic layer keeps for one env */
   int reset_done;            /* nonzero once the env has been reset */
   int failed;                /* nonzero after a MuJoCo error, until the next reset */
   int pending;               /* NEXT_STEP: the env finished; its next step is a reset */
-  char error[512];           /* the error's message */
+  int in_step;               /* 1 while the task's step runs (an error there ends the episode) */
+  uint64_t errors;           /* MuJoCo errors raised in this env since create */
+  char error[512];           /* the last error's message */
 } mdv_slot;
 
 struct mdvec_ {
@@ -46,6 +55,7 @@ struct mdvec_ {
   int num_envs;              /* N */
   int threads;               /* T */
   int autoreset;             /* MDVEC_AUTORESET_* */
+  int on_error;              /* MDVEC_ON_ERROR_* */
   unsigned char *env_mem;    /* (N x env_stride) the task's env states */
   size_t env_stride;         /* spec.env_size rounded up to ENV_ALIGN */
   mdv_slot *slots;           /* (N) per-env bookkeeping */
@@ -58,6 +68,7 @@ struct mdvec_ {
   uint8_t *truncated;        /* (N) */
   uint8_t *done;             /* (N) terminated | truncated */
   uint8_t *reset_flags;      /* (N) reset during the last call */
+  uint8_t *error_flags;      /* (N) raised a MuJoCo error during the last call */
   double *info;              /* (n_info x N) step info */
   double *reset_info;        /* (n_info x N) reset info */
   double *act64;             /* (N x act_dim) float32 actions widened, per env */
@@ -175,7 +186,7 @@ void (mdvec_config_default)(mdvec_config_t *cfg) {
 }
 
 int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
-  if (!cfg || (size != CONFIG_V1_SIZE && size < sizeof *cfg)) return MDVEC_ERR_ARG;
+  if (!cfg || !known_config_size(size)) return MDVEC_ERR_ARG;
   config_fill(cfg, size);
   return MDVEC_OK;
 }
@@ -185,7 +196,7 @@ int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
  * message. */
 static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err, size_t n) {
   size_t size = in->struct_size;
-  if (size != CONFIG_V1_SIZE && size < sizeof *out) {
+  if (!known_config_size(size)) {
     snprintf(err, n, "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0) or at least %zu (fill cfg with "
              "mdvec_config_default)", size, CONFIG_V1_SIZE, sizeof *out);
     return -1;
@@ -214,6 +225,8 @@ static int check_config(const mdvec_config_t *c, char *err, size_t n) {
         c->threads, MDVEC_THREAD_BUDGET);
   if (c->autoreset < 0) BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d",
                             c->autoreset);
+  if (c->on_error != MDVEC_ON_ERROR_RAISE && c->on_error != MDVEC_ON_ERROR_END_EPISODE)
+    BAD("on_error: must be MDVEC_ON_ERROR_RAISE or MDVEC_ON_ERROR_END_EPISODE, got %d", c->on_error);
 #undef BAD
   return 0;
 }
@@ -252,11 +265,12 @@ static int alloc_buffers(mdvec_t *h) {
   h->truncated = calloc(n, 1);
   h->done = calloc(n, 1);
   h->reset_flags = calloc(n, 1);
+  h->error_flags = calloc(n, 1);
   h->info = calloc(mul(n, n_info), sizeof(double));
   h->reset_info = calloc(mul(n, n_info), sizeof(double));
   h->act64 = calloc(mul(n, (size_t)(h->spec.act_dim > 0 ? h->spec.act_dim : 1)), sizeof(double));
   return (h->env_mem && h->slots && h->obs && h->final_obs && h->reward && h->terminated && h->truncated &&
-          h->done && h->reset_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
+          h->done && h->reset_flags && h->error_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
 }
 
 /* Run the task's create with MuJoCo errors trapped (a task's own loading may call MuJoCo directly): a
@@ -355,6 +369,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   h->autoreset = cfg.autoreset == MDVEC_AUTORESET_DISABLED    ? MDVEC_AUTORESET_DISABLED
                  : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
                                                               : MDVEC_AUTORESET_SAME_STEP;  /* v1: nonzero */
+  h->on_error = cfg.on_error;
   int code = MDVEC_OK;
   h->opts = calloc((size_t)(task->n_options > 0 ? task->n_options : 1), sizeof *h->opts);
   if (!h->opts) {
@@ -414,6 +429,7 @@ void mdvec_destroy(mdvec_t *h) {
   free(h->truncated);
   free(h->done);
   free(h->reset_flags);
+  free(h->error_flags);
   free(h->info);
   free(h->reset_info);
   free(h->act64);
@@ -510,6 +526,17 @@ const uint8_t *mdvec_done(const mdvec_t *h) { return h ? h->done : NULL; }
 const uint8_t *mdvec_terminated(const mdvec_t *h) { return h ? h->terminated : NULL; }
 const uint8_t *mdvec_truncated(const mdvec_t *h) { return h ? h->truncated : NULL; }
 const uint8_t *mdvec_reset_flags(const mdvec_t *h) { return h ? h->reset_flags : NULL; }
+const uint8_t *mdvec_error_flags(const mdvec_t *h) { return h ? h->error_flags : NULL; }
+
+uint64_t mdvec_error_count(const mdvec_t *h) {
+  uint64_t n = 0;
+  for (int i = 0; h && i < h->num_envs; i++) n += h->slots[i].errors;
+  return n;
+}
+
+const char *mdvec_env_error(const mdvec_t *h, int i) {
+  return h && i >= 0 && i < h->num_envs ? h->slots[i].error : NULL;
+}
 const double *mdvec_info(const mdvec_t *h) { return h ? h->info : NULL; }
 const double *mdvec_reset_info(const mdvec_t *h) { return h ? h->reset_info : NULL; }
 
@@ -573,7 +600,9 @@ static void step_env(mdvec_t *h, int i, const void *unused) {
     a = (const double *)h->actions + (size_t)i * act_dim;
   }
   mdv_out out = {final, &h->reward[i], &h->terminated[i], &h->truncated[i], h->info + i, n};
+  s->in_step = 1;
   h->task->step(env_at(h, i), a, h->action_dtype, &s->rng, &out);
+  s->in_step = 0;
   int done = h->terminated[i] | h->truncated[i];
   h->done[i] = (uint8_t)done;
   if (done && h->autoreset == MDVEC_AUTORESET_SAME_STEP) {
@@ -588,19 +617,49 @@ static void step_env(mdvec_t *h, int i, const void *unused) {
 
 typedef void (*env_job)(mdvec_t *h, int i, const void *arg);
 
-/* Run job on env i with MuJoCo errors trapped: an error stops that env, not the process. */
-static void trapped(mdvec_t *h, int i, env_job job, const void *arg) {
+/* Run job on env i with MuJoCo errors trapped: an error stops that env (failed, error flag, counted,
+ * message kept), not the process. Return 0 when the job raised an error, else 1. */
+static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
   mdv_trap trap;
   mdv_trap_begin(&trap);
+  volatile int ok = 1;
   if (setjmp(trap.env) == 0) {
     job(h, i, arg);
   } else {
     mdv_slot *s = &h->slots[i];
+    ok = 0;
     s->failed = 1;
     s->pending = 0;
+    s->errors++;
+    h->error_flags[i] = 1;
     snprintf(s->error, sizeof s->error, "%s", trap.message);
   }
   mdv_trap_end(&trap);
+  return ok;
+}
+
+/* MDVEC_ON_ERROR_END_EPISODE: env i raised an error during its task step; end its episode there. Its final
+ * observation is its last good one (the row the step had not yet replaced), reward 0, truncated (not
+ * terminated), step info 0, error flag set; then the autoreset mode applies: SAME_STEP resets it now
+ * (an error in that reset leaves it stopped), NEXT_STEP on its next step, DISABLED leaves it stopped
+ * until the caller resets it. An error in a reset leaves the env stopped (MDVEC_ERR_PHYSICS). */
+static void end_episode(mdvec_t *h, int i) {
+  mdv_slot *s = &h->slots[i];
+  size_t n = (size_t)h->num_envs;
+  if (!s->in_step) return;  /* the error came from a reset (NEXT_STEP's, SAME_STEP's): no episode to end */
+  s->in_step = 0;
+  memcpy(h->final_obs + (size_t)i * h->obs_row, h->obs + (size_t)i * h->obs_row, h->obs_row);
+  h->reward[i] = 0.0;
+  h->terminated[i] = 0;
+  h->truncated[i] = h->done[i] = 1;
+  for (int k = 0; k < h->spec.n_info; k++) h->info[(size_t)k * n + i] = 0.0;
+  if (h->autoreset == MDVEC_AUTORESET_SAME_STEP) {
+    s->failed = 0;
+    trapped(h, i, reset_env, NULL);
+  } else if (h->autoreset == MDVEC_AUTORESET_NEXT_STEP) {
+    s->failed = 0;
+    s->pending = 1;
+  }
 }
 
 /* Reset the envs of one thread (env i runs on thread i mod T); a reset clears a failure. */
@@ -608,6 +667,7 @@ static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   for (int i = thread; i < h->num_envs; i += threads) {
     h->reset_flags[i] = 0;
+    h->error_flags[i] = 0;
     if (h->mask && !h->mask[i]) continue;
     h->slots[i].failed = 0;
     trapped(h, i, reset_env, NULL);
@@ -617,14 +677,24 @@ static void reset_job(void *ctx, int thread, int threads) {
 /* Step the envs of one thread. */
 static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
-  for (int i = thread; i < h->num_envs; i += threads) trapped(h, i, step_env, NULL);
+  for (int i = thread; i < h->num_envs; i += threads) {
+    h->error_flags[i] = 0;
+    if (!trapped(h, i, step_env, NULL) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
+  }
 }
 
-/* Return MDVEC_ERR_PHYSICS naming the first env that failed, or MDVEC_OK. */
-static int physics_errors(mdvec_t *h, const char *call) {
+/* Return MDVEC_ERR_PHYSICS naming the first env that raised an error during this call and is stopped by
+ * it, or MDVEC_OK. With MDVEC_ON_ERROR_END_EPISODE a step's error ends the episode instead: only an env
+ * that its SAME_STEP autoreset could not restart counts (under DISABLED, a stopped env is the ended
+ * episode the caller resets). */
+static int physics_errors(mdvec_t *h, const char *call, int stepping) {
   int failed = 0, first = -1;
   for (int i = 0; i < h->num_envs; i++) {
-    if (h->slots[i].failed) {
+    const mdv_slot *s = &h->slots[i];
+    int stopped = h->error_flags[i] && s->failed;
+    if (stopped && stepping && h->on_error == MDVEC_ON_ERROR_END_EPISODE && h->autoreset == MDVEC_AUTORESET_DISABLED)
+      stopped = 0;
+    if (stopped) {
       failed++;
       if (first < 0) first = i;
     }
@@ -655,7 +725,7 @@ int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, con
   h->mask = NULL;
   h->seeds = NULL;
   h->has_seed = NULL;
-  return leave(h, physics_errors(h, "mdvec_reset"));
+  return leave(h, physics_errors(h, "mdvec_reset", 0));
 }
 
 int mdvec_reset(mdvec_t *h) { return mdvec_reset_envs(h, NULL, NULL, NULL); }
@@ -673,9 +743,10 @@ static int reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   char msg[256];
   if (h->task->check_params(env_at(h, i), p, msg, sizeof msg)) return fail(h, MDVEC_ERR_PARAMS, "%s", msg);
   memset(h->reset_flags, 0, (size_t)h->num_envs);
+  memset(h->error_flags, 0, (size_t)h->num_envs);
   h->slots[i].failed = 0;
   trapped(h, i, reset_env_with, p);
-  return h->slots[i].failed ? physics_errors(h, "mdvec_reset_with_params") : MDVEC_OK;
+  return physics_errors(h, "mdvec_reset_with_params", 0);
 }
 
 int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
@@ -708,7 +779,7 @@ static int step_typed(mdvec_t *h, const void *actions, int dtype) {
   h->action_dtype = dtype;
   mdv_pool_run(h->pool, step_job, h);
   h->actions = NULL;
-  return physics_errors(h, "mdvec_step");
+  return physics_errors(h, "mdvec_step", 1);
 }
 
 int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {

@@ -21,6 +21,7 @@ ERR_ACTION, ERR_STATE, ERR_PARAMS, ERR_PHYSICS = -7, -8, -9, -10
 DTYPE_F32, DTYPE_F64, DTYPE_I64, DTYPE_BOOL, DTYPE_ACTION = 1, 2, 3, 4, 5
 INFO_STEP, INFO_RESET = 1, 2
 AUTORESET = {"disabled": 0, "same_step": 1, "next_step": 2}
+ON_ERROR = {"raise": 0, "end_episode": 1}
 OPT_INT, OPT_DOUBLE, OPT_BOOL, OPT_STRING, OPT_RANGE, OPT_IRANGE, OPT_CHOICE = 1, 2, 3, 4, 5, 6, 7
 
 
@@ -70,6 +71,7 @@ class Config(ctypes.Structure):
         ("push_window", c_int * 2), ("push_speed", c_double * 2), ("init_noise", c_double),
         ("latency", c_int), ("sensor_noise", c_int), ("reward", c_int), ("dr", c_int),
         ("task", c_char_p), ("options", POINTER(Option)), ("n_options", c_int),  # 1.1
+        ("on_error", c_int),  # 1.1, in what was the struct's end padding
     ]
 
 
@@ -160,6 +162,9 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_truncated": (_U8, [c_void_p]),
     "mdvec_reset_flags": (_U8, [c_void_p]),
     "mdvec_reset_info": (POINTER(c_double), [c_void_p]),
+    "mdvec_error_flags": (_U8, [c_void_p]),
+    "mdvec_error_count": (c_uint64, [c_void_p]),
+    "mdvec_env_error": (c_char_p, [c_void_p, c_int]),
     "mdvec_reset_envs": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),  # mask, seeds, has_seed by address
     "mdvec_step_typed": (c_int, [c_void_p, c_void_p, c_int]),  # actions by address, dtype
     "mdvec_state_size": (c_size_t, [c_void_p, c_uint]),

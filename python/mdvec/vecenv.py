@@ -223,6 +223,7 @@ class Spec:
     nv: int
     autoreset_mode: str
     options: dict[str, Any] = field(default_factory=dict)
+    on_error: str = "raise"
 
 
 class _Memory:
@@ -283,7 +284,8 @@ class _Handle:
     """
 
     def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
-                 task: str | None, variant: str, model: str | Path | None, options: dict[str, Any]) -> None:
+                 task: str | None, variant: str, model: str | Path | None, options: dict[str, Any],
+                 on_error: str = "raise") -> None:
         if not _is_int(num_envs) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
         if threads is not None and (not _is_int(threads) or threads <= 0):
@@ -292,6 +294,9 @@ class _Handle:
             raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs), got {seed!r}")
         if autoreset not in _lib.AUTORESET:
             raise ValueError(f"autoreset_mode: expected one of {', '.join(_lib.AUTORESET)}, got {autoreset!r}")
+        if on_error not in _lib.ON_ERROR:
+            raise ValueError(f"on_error: expected one of {', '.join(_lib.ON_ERROR)}, got {on_error!r}")
+        self.on_error = on_error
         self.ptr: ctypes.c_void_p | None = None
         task = _known_task(task)
         self.hooks = TASK_HOOKS.get(task)
@@ -319,7 +324,7 @@ class _Handle:
         c = _lib.Config()
         L.mdvec_config_init(ctypes.byref(c), ctypes.sizeof(c))
         c.num_envs, c.threads, c.allow_overcommit = int(num_envs), int(threads or 0), int(bool(allow_overcommit))
-        c.autoreset, c.seed = _lib.AUTORESET[autoreset], int(seed)
+        c.autoreset, c.seed, c.on_error = _lib.AUTORESET[autoreset], int(seed), _lib.ON_ERROR[on_error]
         c.task, c.options, c.n_options = task.encode(), opts, len(keep)
         err = ctypes.create_string_buffer(2048)
         handle = ctypes.c_void_p()
@@ -349,7 +354,7 @@ class _Handle:
         high = np.ctypeslib.as_array(L.mdvec_action_high(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         obs_dtype = _NP_DTYPE[s.obs_dtype]
         self.spec = Spec(task, n, s.threads, d, obs_dtype, a, low, high, tuple(fields), s.max_episode_steps, s.nq,
-                         s.nv, _MODE_NAME[s.autoreset], self.options)
+                         s.nv, _MODE_NAME[s.autoreset], self.options, self.on_error)
         self.model_file = _text(s.model_path)
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)
@@ -362,6 +367,7 @@ class _Handle:
         self.truncated = _view(m, _address(L.mdvec_truncated(h)), ctypes.c_uint8, (n,), bool)
         self.done = _view(m, _address(L.mdvec_done(h)), ctypes.c_uint8, (n,), bool)
         self.reset_flags = _view(m, _address(L.mdvec_reset_flags(h)), ctypes.c_uint8, (n,), bool)
+        self.error_flags = _view(m, _address(L.mdvec_error_flags(h)), ctypes.c_uint8, (n,), bool)
         self.info = _view(m, _address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
         self.reset_info = _view(m, _address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
         self.act_shape = (n, a)
@@ -450,14 +456,26 @@ class _Handle:
             return Path(self.hooks.builtin_model(self.options))
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
-    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "info", "reset_info")
+    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "error_flags", "info",
+              "reset_info")
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the zero-copy views (see VecEnv.buffers)."""
         self.live()
         return {"obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
                 "terminated": self.terminated, "truncated": self.truncated, "done": self.done,
-                "reset": self.reset_flags, "info": self.info, "reset_info": self.reset_info}
+                "reset": self.reset_flags, "error": self.error_flags, "info": self.info, "reset_info": self.reset_info}
+
+    def error_count(self) -> int:
+        """MuJoCo errors raised in the envs since creation."""
+        return int(lib().mdvec_error_count(self.live()))
+
+    def env_error(self, i: int) -> str:
+        """The message of env i's last MuJoCo error ("" when none)."""
+        ptr = self.live()
+        if not _is_int(i) or not 0 <= i < self.spec.num_envs:
+            raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
+        return lib().mdvec_env_error(ptr, int(i)).decode(errors="replace")
 
     def close(self) -> None:
         """Close the handle: later calls raise; its memory is freed now, or when the last view goes."""
@@ -531,6 +549,19 @@ class VecEnv(_HandleOwner):
     action ignored) or "disabled". Other keywords are the task's options (``task_options(task)``).
     ``workers`` (ProcVecEnv's name) is accepted for ``threads``, so either class runs the other's code.
 
+    MuJoCo errors: an error inside one env (mju_error, e.g. an mjData arena too small for the contacts
+    of a fall) is trapped on that env's thread; the other envs step on. ``on_error`` says what follows:
+
+    * "raise" (default, as the reference): ``step`` raises ``MdvecError`` naming the env; the other
+      envs' results are in ``buffers()``. The env is stopped: ``step`` raises until it is reset
+      (``reset()``, or ``reset_envs(mask)`` with its mask bit: reset from its own generator).
+    * "end_episode": the env's episode ends in that step: its final observation is its last good one,
+      reward 0, truncated (not terminated), its step info 0, and ``info["error"]`` (also
+      ``buffers()["error"]``) flags it; then it resets as the autoreset mode says ("disabled": call
+      ``reset_envs(mask)`` as for any finished env). ``step`` returns every env's results.
+      ``error_count`` counts the errors, ``env_error(i)`` gives env i's last message. An error in a
+      reset still raises.
+
     Threads and processes:
 
     * One VecEnv serves one thread at a time. A call that overlaps another call on the same VecEnv
@@ -547,13 +578,15 @@ class VecEnv(_HandleOwner):
     def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
                  allow_overcommit: bool = False, variant: str = "default",
                  model: str | Path | None = None, *, task: str | None = None, autoreset_mode: str = "same_step",
-                 workers: int | None = None, **options: Any) -> None:
+                 workers: int | None = None, on_error: str = "raise", **options: Any) -> None:
         threads = _same_count("threads", threads, "workers", workers)
-        self._h = _Handle(num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options)
+        self._h = _Handle(num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options,
+                          on_error)
         s = self._h.spec
         self.num_envs, self.nu, self.obs_dim, self.threads = s.num_envs, s.act_dim, s.obs_dim, s.threads
         self.info_keys = self._h.info_keys
         self._info_dtypes = [(k, dt) for k, dt, _ in s.info_fields]
+        self._error_info = on_error == "end_episode"
 
     def reset(self, seed: int | list[int | None] | None = None, mask: Any = None) -> np.ndarray:
         """Reset every env (or those of mask, (N,) bool) from its own generator; return obs (N, obs_dim).
@@ -574,7 +607,9 @@ class VecEnv(_HandleOwner):
 
     def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
         """Reset the envs of mask ((N,) bool; None: all), env i first reseeded with seeds[i] (None: not);
-        results land in the buffers (obs, reset, reset_info)."""
+        results land in the buffers (obs, reset, reset_info). Envs outside the mask keep their state and
+        rows. ``reset_envs(mask)`` without seeds resets those envs from their own generators (the draws
+        continue where they were): the way to restart one env, e.g. one stopped by a MuJoCo error."""
         self._h.reset_envs(mask=mask, seeds=seeds)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
@@ -587,6 +622,8 @@ class VecEnv(_HandleOwner):
             dt = a.dtype if isinstance(dt, str) else dt  # "action": the actions' dtype
             info[k] = columns[j] if dt == np.float64 else columns[j].astype(dt)
         info["terminal_obs"] = h.final_obs.copy()
+        if self._error_info:
+            info["error"] = h.error_flags.copy()
         return h.obs.copy(), h.reward.copy(), h.done.copy(), info
 
     def step_into_buffers(self, actions: Any) -> None:
@@ -601,8 +638,9 @@ class VecEnv(_HandleOwner):
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the library's read-only zero-copy buffers: obs, final_obs (alias terminal_obs), reward,
-        terminated, truncated, done, reset (bool (N,): reset during the last call), info (n_info, N) and
-        reset_info (n_info, N); every reset and step overwrites them in place.
+        terminated, truncated, done, reset (bool (N,): reset during the last call), error (bool (N,):
+        raised a MuJoCo error during the last call), info (n_info, N) and reset_info (n_info, N); every
+        reset and step overwrites them in place.
 
         Lifetime: each view keeps the library's memory alive (its numpy base owns a reference to the
         handle), so a view never reads freed memory. ``close()`` (or losing the env to the garbage
@@ -615,6 +653,15 @@ class VecEnv(_HandleOwner):
         """Return env i's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""
         return self._h.get_state(i, _default_sig() if sig is None else sig)
 
+    @property
+    def error_count(self) -> int:
+        """MuJoCo errors raised in the envs since creation (see on_error)."""
+        return self._h.error_count()
+
+    def env_error(self, i: int) -> str:
+        """The message of env i's last MuJoCo error ("" when none)."""
+        return self._h.env_error(i)
+
 
 _PYTHON_TYPE = {np.dtype(np.int64): int, np.dtype(bool): bool, np.dtype(np.float64): float}
 
@@ -623,12 +670,16 @@ class Env(_HandleOwner):
     """One env of a libmdvec task in C; on the default task the same interface and results as
     the reference's single env (no autoreset: ``step`` returns ``obs, reward, done, info``).
 
+    ``on_error``: as for ``VecEnv`` ("end_episode": a MuJoCo error ends the episode, ``info["error"]``
+    is True, and the next ``step`` needs a ``reset()`` first).
+
     Threads and processes: as for ``VecEnv`` (one thread at a time, overlapping calls raise
     ``MdvecError``; an Env created before ``os.fork()`` refuses calls in the child)."""
 
     def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, *,
-                 task: str | None = None, **options: Any) -> None:
-        self._h = _Handle(1, seed, 1, False, "disabled", task, variant, model, options)
+                 task: str | None = None, on_error: str = "raise", **options: Any) -> None:
+        self._h = _Handle(1, seed, 1, False, "disabled", task, variant, model, options, on_error)
+        self._error_info = on_error == "end_episode"
         s = self._h.spec
         self.nu, self.obs_dim, self.nbody = s.act_dim, s.obs_dim, self._h.dims.nbody
         self.cfg = self._h.config
@@ -655,6 +706,8 @@ class Env(_HandleOwner):
         self._h.step(a.reshape(1, self.nu))
         h = self._h
         info = {k: t(h.info[j, 0]) for j, (k, t, w) in enumerate(self._types) if w & _lib.INFO_STEP}
+        if self._error_info:
+            info["error"] = bool(h.error_flags[0])
         return h.obs[0].copy(), float(h.reward[0]), bool(h.done[0]), info
 
     def get_state(self, sig: int | None = None) -> np.ndarray:

@@ -369,11 +369,124 @@ static void test_create_from_threads(void) {
   }
 }
 
+/*---------------------------------- 5. A physics error in one env ---------------------------------*/
+
+#define EN 8
+#define OBS (6 + 3 * NU)
+
+typedef struct {            /* one run up to (and including) the first step where an env raised an error */
+  mdvec_t *h;
+  int code;                 /* what that step returned */
+  int steps;                /* steps taken, that one included */
+  int env;                  /* the first env with its error flag set */
+  float obs_before[EN * OBS];  /* obs rows before that step */
+} error_run;
+
+static error_run run_to_error(const char *path, int autoreset, int on_error) {
+  error_run r;
+  memset(&r, 0, sizeof r);
+  r.env = -1;
+  static const mdvec_option_t opts[] = {{"n_pushes", "1"}, {"push_window", "10,11"}, {"push_speed", "0,2.5"}};
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.num_envs = EN;
+  cfg.threads = 2;
+  cfg.model_path = path;
+  cfg.autoreset = autoreset;
+  cfg.on_error = on_error;
+  cfg.options = opts;
+  cfg.n_options = 3;
+  char err[512];
+  if (mdvec_create(&r.h, &cfg, err, sizeof err) != MDVEC_OK || mdvec_reset(r.h) != MDVEC_OK) {
+    fprintf(stderr, "run_to_error: %s\n", err);
+    return r;
+  }
+  static double actions[EN * NU];
+  for (r.steps = 1; r.steps <= 100; r.steps++) {
+    memcpy(r.obs_before, mdvec_obs(r.h), sizeof r.obs_before);
+    r.code = mdvec_step(r.h, actions);
+    for (int i = 0; i < EN && r.env < 0; i++) if (mdvec_error_flags(r.h)[i]) r.env = i;
+    if (r.env >= 0 || r.code != MDVEC_OK) break;
+  }
+  return r;
+}
+
+/* Nonzero when env j's results of the last step agree in a and b. */
+static int same_results(const mdvec_t *a, const mdvec_t *b, int j) {
+  int same = !memcmp(mdvec_obs(a) + j * OBS, mdvec_obs(b) + j * OBS, OBS * sizeof(float)) &&
+             mdvec_reward(a)[j] == mdvec_reward(b)[j] && mdvec_done(a)[j] == mdvec_done(b)[j];
+  for (int k = 0; k < 13; k++) same = same && mdvec_info(a)[k * EN + j] == mdvec_info(b)[k * EN + j];
+  return same;
+}
+
+static void test_physics_error_ends_one_episode(void) {
+  char path[256];
+  CHECK(duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not for some falls */
+  static double actions[EN * NU];
+
+  error_run raise = run_to_error(path, MDVEC_AUTORESET_SAME_STEP, MDVEC_ON_ERROR_RAISE);
+  int i = raise.env;
+  CHECK_THAT("raise: an env fails within 100 steps", i >= 0 && raise.code == MDVEC_ERR_PHYSICS);
+  if (i < 0) return;
+  CHECK_THAT("raise: error count", mdvec_error_count(raise.h) == 1 && strstr(mdvec_env_error(raise.h, i), "mj_stackAlloc"));
+  CHECK_THAT("raise: next step refused", mdvec_step(raise.h, actions) == MDVEC_ERR_STATE);
+
+  for (int mode = 0; mode < 3; mode++) {
+    int autoreset = mode == 0 ? MDVEC_AUTORESET_SAME_STEP : mode == 1 ? MDVEC_AUTORESET_NEXT_STEP
+                                                                    : MDVEC_AUTORESET_DISABLED;
+    const char *name = mode == 0 ? "same_step" : mode == 1 ? "next_step" : "disabled";
+    error_run r = run_to_error(path, autoreset, MDVEC_ON_ERROR_END_EPISODE);
+    mdvec_t *h = r.h;
+    CHECK_THAT(WHAT("%s: same env, same step, step returns OK", name),
+               r.env == i && r.steps == raise.steps && r.code == MDVEC_OK);
+    if (r.env != i || !h) continue;
+    const double *info = mdvec_info(h);
+    int zeros = 1;
+    for (int k = 0; k < 13; k++) zeros = zeros && info[k * EN + i] == 0.0;
+    CHECK_THAT(WHAT("%s: episode ended: truncated, reward 0, info 0", name),
+               mdvec_done(h)[i] && mdvec_truncated(h)[i] && !mdvec_terminated(h)[i] && mdvec_reward(h)[i] == 0.0 && zeros);
+    CHECK_THAT(WHAT("%s: final obs is the last good obs", name),
+               !memcmp(mdvec_terminal_obs(h) + i * OBS, r.obs_before + i * OBS, OBS * sizeof(float)));
+    CHECK_THAT(WHAT("%s: counted, message kept", name),
+               mdvec_error_count(h) == 1 && strstr(mdvec_env_error(h, i), "mj_stackAlloc"));
+    int healthy = 1;
+    for (int j = 0; j < EN; j++) healthy = healthy && (j == i || (same_results(h, raise.h, j) && !mdvec_error_flags(h)[j]));
+    CHECK_THAT(WHAT("%s: the other envs' results as without the error", name), healthy);
+    if (mode == 0) {
+      CHECK_THAT("same_step: reset at once", mdvec_reset_flags(h)[i] == 1 && mdvec_step(h, actions) == MDVEC_OK &&
+                                            mdvec_info(h)[i] == 1.0);
+    } else if (mode == 1) {
+      CHECK_THAT("next_step: not yet reset", mdvec_reset_flags(h)[i] == 0);
+      CHECK_THAT("next_step: reset on the next step", mdvec_step(h, actions) == MDVEC_OK && mdvec_reset_flags(h)[i] == 1 &&
+                                                      mdvec_reward(h)[i] == 0.0 && !mdvec_done(h)[i]);
+    } else {
+      CHECK_THAT("disabled: stepping needs a reset", mdvec_step(h, actions) == MDVEC_ERR_STATE &&
+                                                    strstr(mdvec_errmsg(h), "reset it"));
+      uint8_t mask[EN] = {0};
+      mask[i] = 1;
+      float before[EN * OBS];
+      memcpy(before, mdvec_obs(h), sizeof before);
+      CHECK_THAT("disabled: reset_envs(mask) resets that env from its generator",
+                 mdvec_reset_envs(h, mask, NULL, NULL) == MDVEC_OK && mdvec_reset_flags(h)[i] == 1);
+      int kept = 1;
+      for (int j = 0; j < EN; j++)
+        kept = kept && (j == i || (!memcmp(mdvec_obs(h) + j * OBS, before + j * OBS, OBS * sizeof(float)) &&
+                                   !mdvec_reset_flags(h)[j]));
+      CHECK_THAT("disabled: the other envs kept their rows", kept);
+      CHECK_THAT("disabled: steps again", mdvec_step(h, actions) == MDVEC_OK && mdvec_info(h)[i] == 1.0);
+    }
+    mdvec_destroy(h);
+  }
+  mdvec_destroy(raise.h);
+  remove(path);
+}
+
 int main(void) {
   test_sizes_are_bounded();
   test_out_of_memory_is_an_error();
   test_fork_child_refused();
   test_concurrent_calls_refused();
   test_create_from_threads();
+  test_physics_error_ends_one_episode();
   return check_summary("test_hardening");
 }

@@ -268,3 +268,65 @@ def test_two_threads_on_one_env_are_refused_not_deadlocked(tmp_path: Path) -> No
         print(counts["ok"] + counts["refused"], counts["refused"] > 0, counts["other"][:1])
     """, tmp_path, timeout=120)
     assert r.stdout.strip() == "3000 True []", r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------------- 5. a physics error in one env
+
+FALL = dict(n_pushes=1, push_window=(10, 11), push_speed=(0.0, 2.5))  # some ducks fall hard enough to fail
+
+
+def test_end_episode_keeps_every_envs_results(tmp_path: Path) -> None:
+    model = str(duck_with_memory(tmp_path, "40K"))  # enough to stand, not for every fall
+    zeros = np.zeros((8, 14))
+    with mdvec.VecEnv(8, seed=0, threads=2, model=model, on_error="end_episode", **FALL) as env, \
+            mdvec.VecEnv(8, seed=0, threads=2, model=model, **FALL) as strict:
+        assert env.spec.on_error == "end_episode" and strict.spec.on_error == "raise"
+        env.reset()
+        strict.reset()
+        errors = []
+        for t in range(60):
+            before = env.buffers()["obs"].copy()
+            obs, reward, done, info = env.step(zeros)  # never raises
+            failed = np.flatnonzero(info["error"])
+            if failed.size:
+                errors.append((t, failed.tolist()))
+                i = int(failed[0])
+                assert done[i] and info["truncated"][i] == 0 and reward[i] == 0.0  # step info is 0
+                assert np.array_equal(info["terminal_obs"][i], before[i])  # the last good observation
+                assert env.buffers()["reset"][i] and obs[i].tolist() != before[i].tolist()  # same_step: reset
+                assert "mj_stackAlloc" in env.env_error(i)
+                if len(errors) == 1:  # the strict env raises at the same step; the others' results match
+                    with pytest.raises(mdvec.MdvecError, match="MuJoCo error in env"):
+                        strict.step(zeros)
+                    b = strict.buffers()
+                    ok = np.arange(8) != i
+                    assert np.array_equal(b["obs"][ok], obs[ok]) and np.array_equal(b["reward"][ok], reward[ok])
+                    assert b["error"][i] and not b["error"][ok].any()
+            elif not errors:
+                strict.step(zeros)
+        assert len(errors) >= 2 and env.error_count == sum(len(f) for _, f in errors), errors
+
+
+def test_reset_envs_restarts_one_stopped_env(tmp_path: Path) -> None:
+    model = str(duck_with_memory(tmp_path, "40K"))
+    zeros = np.zeros((8, 14))
+    with mdvec.VecEnv(8, seed=0, threads=2, model=model, autoreset_mode="disabled", on_error="end_episode",
+                      **FALL) as env:
+        env.reset()
+        for _ in range(60):
+            _, _, done, info = env.step(zeros)
+            if info["error"].any():
+                break
+        i = int(np.flatnonzero(info["error"])[0])
+        assert done[i]
+        with pytest.raises(mdvec.MdvecError, match="reset it"):
+            env.step(zeros)
+        before = env.buffers()["obs"].copy()
+        mask = np.zeros(8, bool)
+        mask[i] = True
+        env.reset_envs(mask)  # from env i's own generator; the others untouched
+        after = env.buffers()
+        assert after["reset"].tolist() == mask.tolist()
+        assert np.array_equal(after["obs"][~mask], before[~mask])
+        _, _, _, info = env.step(zeros)
+        assert info["t"][i] == 1
