@@ -77,7 +77,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))  # mdvec from this checkout unless PYTHONPATH says otherwise
+sys.path.append(str(ROOT / "python"))  # mdvec from this checkout when PYTHONPATH has none
 
 import mujoco  # noqa: E402
 import mujoco.batch  # noqa: E402
@@ -93,7 +93,8 @@ except ImportError:  # pragma: no cover - gymnasium is needed for the v5 model f
 
 TASKS = tuple(gym_tasks.GYM_TASKS)
 CPUS = len(os.sched_getaffinity(0))
-MAX_STEPS = 50000  # cap on vector steps per window (memory of the pre-generated actions)
+MAX_STEPS = 50000
+BURN_IN = 32  # recorded steps no window starts in: every env was reset at step 0 (cold warmstart, first contacts)  # cap on vector steps per window (memory of the pre-generated actions)
 SPREAD_WARNING = 0.25  # warn when a cell's windows spread more than this around their median
 DTYPE_F32 = 1  # MDVEC_DTYPE_F32
 
@@ -120,12 +121,13 @@ BARE_C = r"""
 
 #define S_QPOS (1 << 1) /* mjSTATE_QPOS, 3.6.0 and 4.0.0 */
 #define S_QVEL (1 << 2) /* mjSTATE_QVEL */
-#define S_CTRL (1 << 6) /* mjSTATE_CTRL (after HISTORY 1<<4 and WARMSTART 1<<5, both versions) */
+#define S_WARM (1 << 5) /* mjSTATE_WARMSTART (after HISTORY 1<<4, both versions) */
+#define S_CTRL (1 << 6) /* mjSTATE_CTRL */
+#define S_REC (S_QPOS | S_QVEL | S_WARM) /* what the recording holds per env and step */
 
 typedef struct engine {
   void *so;
   void *(*loadXML)(const char *, const void *, char *, int);
-  void *(*copyModel)(void *, const void *);
   void (*deleteModel)(void *);
   void *(*makeData)(const void *);
   void (*deleteData)(void *);
@@ -160,7 +162,6 @@ engine *bare_open(const char *path, char *err, int nerr) {
     return NULL;
   }
   LOAD(loadXML, "mj_loadXML");
-  LOAD(copyModel, "mj_copyModel");
   LOAD(deleteModel, "mj_deleteModel");
   LOAD(makeData, "mj_makeData");
   LOAD(deleteData, "mj_deleteData");
@@ -180,17 +181,19 @@ const char *bare_version(const engine *e) { return e->versionString(); }
 typedef struct bare {
   const engine *e;
   int n, nq, nv, nu, frame_skip, post;
-  void **m, **d;               /* (n) per-env model copies and data */
+  void *model;                 /* the one mjModel, shared by every env (as mdvec's v5 tasks) */
+  void **m, **d;               /* (n) each env's model (the shared one) and its own data */
   mdv_pool *pool;
   const double *actions;       /* this step's (n, nu) */
   const unsigned char *resets; /* this step's (n) */
-  const double *states;        /* this step's (n, nq + nv) recorded states (used where resets[i]) */
+  const double *states;        /* this step's (n, k) recorded states (used where resets[i]) */
+  int k;                       /* state size: nq + nv + nv (qpos, qvel, qacc_warmstart) */
 } bare;
 
 static void set_env(bare *b, int i, const double *x) {
   const engine *e = b->e;
   e->resetData(b->m[i], b->d[i]);
-  e->setState(b->m[i], b->d[i], x, S_QPOS | S_QVEL);
+  e->setState(b->m[i], b->d[i], x, S_REC);
   e->forward(b->m[i], b->d[i]);
 }
 
@@ -203,7 +206,7 @@ static void step_env(bare *b, int i) {
 
 static void job(void *ctx, int t, int T) {
   bare *b = ctx;
-  size_t k = (size_t)(b->nq + b->nv);
+  size_t k = (size_t)b->k;
   for (int i = t; i < b->n; i += T) {
     if (b->resets[i]) set_env(b, i, b->states + (size_t)i * k);
     else step_env(b, i);
@@ -215,13 +218,13 @@ void bare_destroy(bare *b) {
   if (b->pool) mdv_pool_destroy(b->pool);
   for (int i = 0; i < b->n; i++) {
     if (b->d && b->d[i]) b->e->deleteData(b->d[i]);
-    if (b->m && b->m[i]) b->e->deleteModel(b->m[i]);
   }
+  if (b->model) b->e->deleteModel(b->model);
   free(b->m); free(b->d);
   free(b);
 }
 
-/* Load xml on engine e: n envs (a model copy and data each, as mdvec), a pool of T threads.
+/* Load xml on engine e: n envs (one shared mjModel and an mjData each, as mdvec), a pool of T threads.
  * nq, nv, nu: mujoco 4.0.0's sizes of this model, checked against this engine's. */
 bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip, int post,
                   int nq, int nv, int nu, char *err, int nerr) {
@@ -236,30 +239,28 @@ bare *bare_create(const engine *e, const char *xml, int n, int T, int frame_skip
              xml, e->versionString(), b->nq, b->nv, b->nu, nq, nv, nu);
     e->deleteModel(m); free(b); return NULL;
   }
+  b->k = e->stateSize(m, S_REC);
+  b->model = m;
   b->m = calloc((size_t)n, sizeof *b->m); b->d = calloc((size_t)n, sizeof *b->d);
-  if (!b->m || !b->d) { snprintf(err, (size_t)nerr, "out of memory"); e->deleteModel(m); bare_destroy(b); return NULL; }
+  if (!b->m || !b->d) { snprintf(err, (size_t)nerr, "out of memory"); bare_destroy(b); return NULL; }
   for (int i = 0; i < n; i++) {
-    b->m[i] = e->copyModel(NULL, m);
-    b->d[i] = b->m[i] ? e->makeData(b->m[i]) : NULL;
-    if (!b->d[i]) {
-      snprintf(err, (size_t)nerr, "env %d: mj_copyModel/mj_makeData failed", i);
-      e->deleteModel(m); bare_destroy(b); return NULL;
-    }
+    b->m[i] = m;
+    b->d[i] = e->makeData(m);
+    if (!b->d[i]) { snprintf(err, (size_t)nerr, "env %d: mj_makeData failed", i); bare_destroy(b); return NULL; }
   }
-  e->deleteModel(m);
   if (mdv_pool_create(&b->pool, T, err, (size_t)nerr) != MDV_POOL_OK) { bare_destroy(b); return NULL; }
   return b;
 }
 
-/* Put every env in state (n, nq + nv) (mj_resetData, qpos and qvel, mj_forward). */
+/* Put every env in state (n, k) (mj_resetData, qpos, qvel and qacc_warmstart, mj_forward). */
 void bare_rewind(bare *b, const double *states) {
-  size_t k = (size_t)(b->nq + b->nv);
+  size_t k = (size_t)b->k;
   for (int i = 0; i < b->n; i++) set_env(b, i, states + (size_t)i * k);
 }
 
-/* steps vector steps: actions (steps, n, nu) float64, resets (steps, n) bytes, states (steps, n, nq + nv). */
+/* steps vector steps: actions (steps, n, nu) float64, resets (steps, n) bytes, states (steps, n, k). */
 void bare_run(bare *b, const double *actions, const unsigned char *resets, const double *states, int steps) {
-  size_t k = (size_t)(b->nq + b->nv);
+  size_t k = (size_t)b->k;
   for (int s = 0; s < steps; s++) {
     b->actions = actions + (size_t)s * (size_t)b->n * (size_t)b->nu;
     b->resets = resets + (size_t)s * (size_t)b->n;
@@ -268,11 +269,13 @@ void bare_run(bare *b, const double *actions, const unsigned char *resets, const
   }
 }
 
-/* Every env's qpos and qvel into out (n, nq + nv). */
+/* Every env's state (qpos, qvel, qacc_warmstart) into out (n, k). */
 void bare_states(const bare *b, double *out) {
-  size_t k = (size_t)(b->nq + b->nv);
-  for (int i = 0; i < b->n; i++) b->e->getState(b->m[i], b->d[i], out + (size_t)i * k, S_QPOS | S_QVEL);
+  size_t k = (size_t)b->k;
+  for (int i = 0; i < b->n; i++) b->e->getState(b->m[i], b->d[i], out + (size_t)i * k, S_REC);
 }
+
+int bare_state_size(const bare *b) { return b->k; }
 
 /* mdvec_step_typed(h, row s of actions, dtype) for s < steps; the first nonzero code, else 0. */
 typedef int (*step_typed_fn)(void *, const void *, int);
@@ -325,6 +328,7 @@ class Shim:
         L.bare_run.restype, L.bare_run.argtypes = None, [vp, vp, vp, vp, i]
         L.bare_rewind.restype, L.bare_rewind.argtypes = None, [vp, vp]
         L.bare_states.restype, L.bare_states.argtypes = None, [vp, vp]
+        L.bare_state_size.restype, L.bare_state_size.argtypes = i, [vp]
         L.mdvec_states.restype, L.mdvec_states.argtypes = i, [vp, vp, i, ctypes.c_uint, vp, ctypes.c_size_t]
         L.bare_destroy.restype, L.bare_destroy.argtypes = None, [vp]
         L.mdvec_loop.restype, L.mdvec_loop.argtypes = i, [vp, vp, vp, ctypes.c_size_t, i, i]
@@ -590,12 +594,15 @@ class BareCell(Cell):
     def __init__(self, label: str, shim: Shim, engine_path: str, xml: str, n: int, threads: int, frame_skip: int,
                  sizes: tuple[int, int, int]) -> None:
         super().__init__(label, threads)
-        self.shim, self.n, self.k = shim, n, sizes[0] + sizes[1]
+        self.shim, self.n = shim, n
         eng, version = shim.engine(engine_path)
         err = ctypes.create_string_buffer(4096)
         self.b = shim.lib.bare_create(eng, xml.encode(), n, threads, frame_skip, 1, *sizes, err, len(err))
         if not self.b:
             raise RuntimeError(err.value.decode())
+        self.k = shim.lib.bare_state_size(self.b)
+        if self.k != sizes[0] + 2 * sizes[1]:
+            raise RuntimeError(f"state size {self.k}, expected nq + 2 nv = {sizes[0] + 2 * sizes[1]}")
         self.version = version
         self.replay: list[float] = []  # per window: max |qpos, qvel - mdvec's| at its end (0.0: bit for bit)
         self.notes = {"api": "bare C loop on mdvec's pool: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
@@ -623,20 +630,24 @@ class BareCell(Cell):
 class BatchCell(Cell):
     kind = "batch"
 
-    def __init__(self, xml: str, n: int, threads: int, frame_skip: int, nq: int) -> None:
+    def __init__(self, xml: str, n: int, threads: int, frame_skip: int) -> None:
         super().__init__("batch", threads)
         model = mujoco.MjModel.from_xml_path(xml)
         self.batch = mujoco.batch.Batch(model, nsim=n, nthread=threads, persistent=True)
-        self.ctrl, self.qpos, self.qvel = self.batch.bind("ctrl"), self.batch.bind("qpos"), self.batch.bind("qvel")
-        self.fs, self.nq = frame_skip, nq
+        b = self.batch
+        self.ctrl, self.qpos, self.qvel = b.bind("ctrl"), b.bind("qpos"), b.bind("qvel")
+        self.warm = b.bind("qacc_warmstart")
+        self.fs, self.nq, self.nv = frame_skip, model.nq, model.nv
         self.notes = {"api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids, stage=NONE), qpos/qvel "
                              "of the recording, forward(ids); step(ids, nstep=frame_skip)",
                       "nthread": threads, "rnePostConstraint": False}
 
     def _set(self, ids: Any, x: np.ndarray) -> None:
+        nq, nv = self.nq, self.nv
         self.batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
-        self.qpos[ids] = x[:, :self.nq]
-        self.qvel[ids] = x[:, self.nq:]
+        self.qpos[ids] = x[:, :nq]
+        self.qvel[ids] = x[:, nq:nq + nv]
+        self.warm[ids] = x[:, nq + nv:]
         self.batch.forward(ids)
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
@@ -672,9 +683,11 @@ class Recording:
         self.env = mdvec.VecEnv(n, seed=seed, threads=threads, task=task, autoreset_mode="next_step")
         self.env.reset()
         self.buf = self.env.buffers()
-        self.n, self.k, self.nu = n, sizes[0] + sizes[1], sizes[2]
+        self.n, self.k, self.nu = n, sizes[0] + 2 * sizes[1], sizes[2]
         self.box, self.rng, self.shim = box, rng, shim
-        self.sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL)
+        self.sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL | mujoco.mjtState.mjSTATE_WARMSTART)
+        if self.env._h.spec and mdvec_lib().mdvec_state_size(self.env._h.ptr, self.sig) != self.k:
+            raise RuntimeError("mdvec's state size of qpos, qvel, warmstart is not nq + 2 nv")
         self.get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
         self.h = self.env._h.ptr.value
         self.s0 = self._states()
@@ -709,8 +722,11 @@ class Recording:
         self.resets = np.concatenate([self.resets, resets])
         self.x = np.concatenate([self.x, x])
 
-    def data(self) -> dict[str, Any]:
-        return {"n": self.n, "a32": self.a32, "a64": self.a64, "resets": self.resets, "x": self.x, "s0": self.s0}
+    def data(self, offset: int) -> dict[str, Any]:
+        """The recording from step ``offset`` on; s0: the states just before it (the bare cells' rewind)."""
+        s0 = self.x[offset - 1] if offset > 0 else self.s0
+        return {"n": self.n, "a32": self.a32[offset:], "a64": self.a64[offset:], "resets": self.resets[offset:],
+                "x": self.x[offset:], "s0": np.ascontiguousarray(s0), "offset": offset}
 
     def close(self) -> None:
         self.env.close()
@@ -756,7 +772,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
         add(f"mdvec gym T={t}", lambda t=t: MdvecGymCell(task, n, t, args.seed))
         add(f"EnvPool T={t}", lambda t=t: EnvPoolCell(task, n, t, args.seed))
         add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, sizes))
-        add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs, sizes[0]))
+        add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs))
         if asyncs is not None:
             add(f"async T={t}", lambda t=t: AsyncPinned(asyncs, t))
     add("sync T=1", lambda: GymCell(task, n, 1, args.seed, "sync"))
@@ -808,21 +824,22 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
     box_env.close()
     rng = np.random.default_rng([args.seed, gi])
     rec = Recording(task, n, max(args.threads), args.seed + 1, box, rng, shim, task_model(task)[2])
-    rec.ensure(128)
+    rec.ensure(BURN_IN + 128)
     phases["record"] = time.perf_counter() - tp - phases["open"]
     try:
         for c in list(timed):
             try:
-                c.steps = c.calibrate(rec.data(), args.window_seconds)
+                c.steps = c.calibrate(rec.data(BURN_IN), args.window_seconds)
             except Exception as exc:
                 skipped[f"{c.label} T={c.threads}"] = f"warmup: {type(exc).__name__}: {exc}"
                 timed.remove(c)
         phases["calibrate"] = time.perf_counter() - tp - phases["open"] - phases["record"]
         for r in range(args.rounds):
             t_rec = time.perf_counter()
-            rec.ensure(max([c.steps for c in timed] or [1]))
+            longest = max([c.steps for c in timed] or [1])
+            rec.ensure(BURN_IN + 2 * longest)
             phases["record"] += time.perf_counter() - t_rec
-            rd = rec.data()
+            rd = rec.data(BURN_IN + r * longest // args.rounds)  # round r's rows: spread over the recording
             order = timed[r % len(timed):] + timed[:r % len(timed)] if timed else []
             for c in order:
                 try:
@@ -1001,8 +1018,12 @@ def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: arg
     return "\n".join(lines) + "\n"
 
 
+SHORT = {"InvertedPendulum-v5": "InvPend", "InvertedDoublePendulum-v5": "InvDblPend",
+         "HumanoidStandup-v5": "HumStandup", "HalfCheetah-v5": "Cheetah"}
+
+
 def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title: str) -> str:
-    """Bars per task (log scale), one panel per (T, N), plus a panel of mdvec's ratios."""
+    """Bars per task (log scale), one panel per (T, N), then mdvec/bare and mdvec/EnvPool panels."""
     try:
         import matplotlib
 
@@ -1010,44 +1031,46 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
         import matplotlib.pyplot as plt
     except ImportError:
         return "plot skipped: matplotlib not installed"
-    configs = sorted({(r["threads"], r["num_envs"]) for r in rows})
+    configs = sorted({(r["threads"], r["num_envs"]) for r in rows}, key=lambda c: (c[1], c[0]))
     tasks = list(dict.fromkeys(r["task"] for r in rows))
+    names = [SHORT.get(t, t.replace("-v5", "")) for t in tasks]
     series = [("mdvec", "mdvec"), ("mdvec_gym", "mdvec gym"), ("envpool", "EnvPool"), ("bare", "bare (mujoco 4)"),
               ("batch", "mujoco.batch"), ("sync", "gym sync"), ("async", "gym async")]
     ncols = 2
-    nrows = (len(configs) + 1 + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(15, 4.2 * nrows), squeeze=False)
+    nrows = (len(configs) + 2 + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(15, 4.0 * nrows), squeeze=False)
     width = 0.8 / len(series)
+    by = {(r["task"], r["threads"], r["num_envs"]): r for r in rows}
     for ax, (t, n) in zip(axes.flat, configs):
-        sub = {r["task"]: r for r in rows if (r["threads"], r["num_envs"]) == (t, n)}
         for k, (key, name) in enumerate(series):
             xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(tasks))]
-            ys = [(sub.get(task) or {}).get(key) or 0.0 for task in tasks]
+            ys = [(by.get((task, t, n)) or {}).get(key) or 0.0 for task in tasks]
             ax.bar(xs, ys, width, label=name)
         ax.set_yscale("log")
-        ax.set_title(f"T = {t} threads, N = {n} envs", fontsize=10)
-        ax.set_xticks(range(len(tasks)), [task.replace("-v5", "") for task in tasks], rotation=30, fontsize=8)
-        ax.set_ylabel("env-steps/s (median)")
-    ax = axes.flat[len(configs)]
-    for k, (t, n) in enumerate(configs):
-        sub = {r["task"]: r for r in rows if (r["threads"], r["num_envs"]) == (t, n)}
-        ax.plot(range(len(tasks)), [(sub.get(task) or {}).get("mdvec_over_bare") or np.nan for task in tasks],
-                "o-", label=f"mdvec/bare T={t} N={n}")
-        ax.plot(range(len(tasks)), [(sub.get(task) or {}).get("mdvec_gym_over_envpool") or np.nan for task in tasks],
-                "s--", label=f"mdvec gym/EnvPool T={t} N={n}")
-    eng = [(next((r for r in rows if r["task"] == task), {}) or {}).get("physics_ratio") or np.nan for task in tasks]
-    ax.plot(range(len(tasks)), eng, "k^:", label="physics ratio (EnvPool's engine+xml / mujoco 4+gym xml)")
-    ax.axhline(1.0, color="grey", lw=0.8)
-    ax.axhline(0.95, color="grey", lw=0.8, ls=":")
-    ax.set_xticks(range(len(tasks)), [task.replace("-v5", "") for task in tasks], rotation=30, fontsize=8)
-    ax.set_title("ratios (paired medians)", fontsize=10)
-    ax.legend(fontsize=6, ncol=2)
-    for extra in list(axes.flat)[len(configs) + 1:]:
-        extra.axis("off")
+        ax.set_title(f"T = {t} threads, N = {n} envs: env-steps/s (median of windows)", fontsize=9)
+        ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
     axes.flat[0].legend(fontsize=7, ncol=4)
+    panels = [("mdvec_over_bare", "mdvec / bare physics (paired, wall clock); dotted: 0.95"),
+              ("mdvec_gym_over_envpool", "mdvec gym / EnvPool (paired, wall clock); triangles: physics ratio")]
+    for j, (key, label) in enumerate(panels):
+        ax = axes.flat[len(configs) + j]
+        for t, n in configs:
+            ax.plot(range(len(tasks)), [(by.get((task, t, n)) or {}).get(key) or np.nan for task in tasks], "o-",
+                    label=f"T={t} N={n}", ms=4)
+        if key == "mdvec_gym_over_envpool":
+            ax.plot(range(len(tasks)), [(by.get((task, configs[0][0], configs[0][1])) or {}).get("physics_ratio")
+                                        or np.nan for task in tasks], "k^", label="physics ratio", ms=6)
+        ax.axhline(1.0, color="grey", lw=0.8)
+        if key == "mdvec_over_bare":
+            ax.axhline(0.95, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
+        ax.set_title(label, fontsize=9)
+        ax.legend(fontsize=7, ncol=3)
+    for extra in list(axes.flat)[len(configs) + len(panels):]:
+        extra.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return f"wrote {path}"
 
