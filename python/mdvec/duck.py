@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ctypes
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -40,31 +41,61 @@ def builtin_model(options: dict[str, Any]) -> Path:
     return variant_path(options.get("variant", "default"))
 
 
+_INT_MAX = 2**31 - 1  # C int
+
+
+def _numbers(name: str, value: Any, kinds: str = "iuf") -> np.ndarray:
+    """value as an array, refused (TypeError naming the field) unless its dtype kind is in kinds: no
+    strings, objects or bools that numpy would convert or ctypes would truncate."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in kinds and not (arr.size == 0 and arr.dtype.kind in "iuf"):  # [] is float64
+        what = "integers" if kinds == "iu" else "numbers"
+        raise TypeError(f"params.{name}: expected {what}, got an array of dtype {arr.dtype}")
+    return arr
+
+
+def _real(name: str, value: Any) -> float:
+    """A real scalar as float, refused (TypeError naming the field) for strings, bools and the like."""
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"params.{name}: expected a number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
 def pack_params(params: EpisodeParams, dims: _lib.Dims) -> tuple[_lib.Params, list[np.ndarray]]:
-    """Return mdvec_params_t for params and the arrays it points into (keep them alive over the call)."""
+    """Return mdvec_params_t for params and the arrays it points into (keep them alive over the call).
+
+    Types and C ranges are checked here, before ctypes could convert or truncate anything (a latency of
+    2**32 + 1 or 1.5, a qpos of strings, push steps of floats); values are checked by the library."""
     nu, nbody = dims.nu, dims.nbody
-    keep = [np.ascontiguousarray(params.qpos, np.float64), np.ascontiguousarray(params.qvel, np.float64),
-            np.ascontiguousarray(params.push_steps, np.int64), np.ascontiguousarray(params.push_vel, np.float64)]
+    latency = params.latency
+    if not isinstance(latency, numbers.Integral) or isinstance(latency, (bool, np.bool_)):
+        raise TypeError(f"params.latency: expected an integer, got {type(latency).__name__} {latency!r}")
+    if not 0 <= int(latency) <= _INT_MAX:
+        raise ValueError(f"params.latency: must be in [0, {dims.max_latency}], got {latency!r}")
+    keep = [np.ascontiguousarray(_numbers("qpos", params.qpos), np.float64),
+            np.ascontiguousarray(_numbers("qvel", params.qvel), np.float64),
+            np.ascontiguousarray(_numbers("push_steps", params.push_steps, "iu"), np.int64),
+            np.ascontiguousarray(_numbers("push_vel", params.push_vel), np.float64)]
     for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
         if arr.size != nu:
             raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
-    if keep[3].size != 2 * keep[2].size:
+    if keep[2].size > _INT_MAX or keep[3].size != 2 * keep[2].size:
         raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
     dbl = ctypes.POINTER(ctypes.c_double)
-    p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=float(params.init_noise),
+    p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=_real("init_noise", params.init_noise),
                     qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
                     n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                    push_vel=keep[3].ctypes.data_as(dbl), latency=int(params.latency),
-                    noise_scale=float(params.noise_scale), has_dr=params.dr is not None)
+                    push_vel=keep[3].ctypes.data_as(dbl), latency=int(latency),
+                    noise_scale=_real("noise_scale", params.noise_scale), has_dr=params.dr is not None)
     if params.dr is not None:
-        servo = np.asarray(params.dr.servo, np.float64)
-        mass = np.ascontiguousarray(params.dr.mass_scale, np.float64)
+        servo = _numbers("dr.servo", params.dr.servo).astype(np.float64)
+        mass = np.ascontiguousarray(_numbers("dr.mass_scale", params.dr.mass_scale), np.float64)
         if servo.shape != (5,) or mass.shape != (nbody - 1,):
             raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
                              f"got {servo.shape} and {mass.shape}")
         p.servo[:] = servo.tolist()
         p.mass_scale = mass.ctypes.data_as(dbl)
-        p.floor_friction = float(params.dr.floor_friction)
+        p.floor_friction = _real("dr.floor_friction", params.dr.floor_friction)
         keep.append(mass)
     return p, keep
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 import numbers
+import operator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,9 @@ def lib() -> ctypes.CDLL:
     if _LIB is None:
         _LIB = _lib.load()
     return _LIB
+
+
+_INT_MAX = 2**31 - 1  # C int: larger Python ints would be truncated by ctypes
 
 
 def _is_int(value: Any) -> bool:
@@ -286,10 +290,10 @@ class _Handle:
     def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
                  task: str | None, variant: str, model: str | Path | None, options: dict[str, Any],
                  on_error: str = "raise") -> None:
-        if not _is_int(num_envs) or num_envs <= 0:
-            raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
-        if threads is not None and (not _is_int(threads) or threads <= 0):
-            raise ValueError(f"threads: must be a positive integer or None, got {threads!r}")
+        if not _is_int(num_envs) or not 0 < num_envs <= _INT_MAX:
+            raise ValueError(f"num_envs: must be an integer in [1, {_INT_MAX}], got {num_envs!r}")
+        if threads is not None and (not _is_int(threads) or not 0 < threads <= _INT_MAX):
+            raise ValueError(f"threads: must be None or an integer in [1, {_INT_MAX}], got {threads!r}")
         if not _is_int(seed) or not 0 <= int(seed) < 2**64 - int(num_envs):
             raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs), got {seed!r}")
         if autoreset not in _lib.AUTORESET:
@@ -441,8 +445,14 @@ class _Handle:
         ptr = self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
             raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
-        if not _is_int(sig) and not isinstance(sig, int):
-            raise TypeError(f"sig: expected mjtState bits (an int), got {sig!r}")
+        try:  # ints, numpy ints and mujoco.mjtState members (which are not ints but have __index__)
+            sig = operator.index(sig) if not isinstance(sig, (bool, np.bool_)) else None
+        except TypeError:
+            sig = None
+        if sig is None:
+            raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
+        if not 0 <= sig < 2**32:
+            raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
         size = lib().mdvec_state_size(ptr, int(sig))
         out = np.zeros(size, np.float64)
         self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size))

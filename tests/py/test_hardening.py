@@ -330,3 +330,54 @@ def test_reset_envs_restarts_one_stopped_env(tmp_path: Path) -> None:
         assert np.array_equal(after["obs"][~mask], before[~mask])
         _, _, _, info = env.step(zeros)
         assert info["t"][i] == 1
+
+
+# ------------------------------------------------------------------ 6. no silent truncation by ctypes
+
+def test_counts_beyond_c_int_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        mdvec.VecEnv(2**32 + 3)
+    with pytest.raises(ValueError, match="threads"):
+        mdvec.VecEnv(2, threads=2**32 + 1)
+    with pytest.raises(ValueError, match="episode_len"):
+        mdvec.Env(episode_len=2**32 + 7)
+    with pytest.raises(ValueError, match="latency"):
+        mdvec.VecEnv(2, latency=1.5)
+    with pytest.raises((TypeError, ValueError), match="n_pushes"):
+        mdvec.VecEnv(2, n_pushes=2**32 + 3)
+    with mdvec.VecEnv(2, threads=1) as env:
+        env.reset()
+        with pytest.raises(ValueError, match="sig"):
+            env.get_state(0, 2**32 + 1)
+        with pytest.raises(TypeError, match="sig"):
+            env.get_state(0, "1")
+        assert env.get_state(0, __import__("mujoco").mjtState.mjSTATE_QPOS).shape == (env.spec.nq,)
+
+
+def _params() -> mdvec.reference.params.EpisodeParams:
+    from mdvec.reference import DuckEnv
+
+    ref = DuckEnv(seed=5)
+    ref.reset()
+    return ref.params
+
+
+@pytest.mark.parametrize("field, value, error", [
+    ("latency", 2**32 + 1, ValueError),
+    ("latency", 1.5, TypeError),
+    ("latency", "1", TypeError),
+    ("qpos", ["0.1"] * 14, TypeError),
+    ("qvel", [True] * 14, TypeError),
+    ("push_steps", [30.5, 60.0, 90.0], TypeError),
+    ("init_noise", "0", TypeError),
+    ("noise_scale", None, TypeError),
+])
+def test_episode_params_are_checked_before_ctypes(field: str, value: object, error: type) -> None:
+    import dataclasses
+
+    params = dataclasses.replace(_params(), **{field: value})
+    with mdvec.Env(seed=5) as env:
+        first = env.reset_with_params(_params())
+        with pytest.raises(error, match=field.split(".")[-1]):
+            env.reset_with_params(params)
+        assert np.array_equal(env._h.obs[0], first)  # nothing changed
