@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .train import parse_task_options, read_run_config, require_sb3
+    from .train import parse_task_options, read_run_config, require_duck, require_sb3
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         if trained and not Path(args.policy).is_file():
             raise ValueError(f"--policy: no such file {args.policy}")
         saved = read_run_config(Path(args.policy)) if trained else None
+        require_duck(saved, "evaluate")
         task = dict(saved.task) if saved else {}
         task.update(parse_task_options(args.option))
         variant = args.variant or (saved.variant if saved else "default")

@@ -1,14 +1,19 @@
-"""Train a PPO policy (Stable-Baselines3) on the duck: on mdvec's C envs or on SB3's SubprocVecEnv.
+"""Train a PPO policy (Stable-Baselines3) on the duck or a Gymnasium MuJoCo task, on mdvec's C envs or SB3's SubprocVecEnv.
 
 ``python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 2000000 --seed 1 --out runs/duck1``
+``python -m mdvec train --env Hopper-v5 --backend mdvec --envs 8 --steps 1000000 --out runs/hopper1``
 
-Two backends run the very same PPO:
+``--env``: ``duck`` (the default) or one of Gymnasium's MuJoCo v5 tasks that libmdvec implements
+(``Hopper-v5``, ``Walker2d-v5``, ...; ``mdvec/Hopper-v5`` also reads). Two backends run the very same PPO:
 
 * ``mdvec``: ``mdvec.sb3.make_vec_env`` (the C envs on worker threads, one process);
-* ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` over the Python
-  reference env (one process per env; ``--threads`` does not apply).
+* ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` (one process per env;
+  ``--threads`` does not apply) over the duck's Python reference env, or over Gymnasium's own env,
+  ``gymnasium.make("Hopper-v5", **options)``.
 
-Env i is seeded with ``seed + i``; PPO (torch, numpy, the action space) with ``seed``. With the same
+Env i is seeded with ``seed + i``; PPO (torch, numpy, the action space) with ``seed``. (Gymnasium's
+envs take no constructor seed: SB3 seeds them, PPO's ``env.seed(seed)`` makes the first ``reset``
+reseed env i with ``seed + i``; the C envs take the same seeds at the same reset.) With the same
 command and seed the two backends end with bit-identical policy parameters (the final line prints
 their SHA-256; each update's row in curve.json holds the SHA-256 of its rollout buffer).
 
@@ -40,6 +45,7 @@ import numpy as np
 from .reference.config import TaskConfig
 
 BACKENDS = ("mdvec", "processes")
+DUCK = "duck"
 
 TORCH_THREADS_HELP = (
     "torch threads (default 1). The policy is tiny (48-128-128-14): a forward pass or a minibatch step is "
@@ -79,8 +85,9 @@ class TrainConfig:
     net: tuple[int, ...] = (128, 128)  # hidden layers of both the policy and the value net
     log_std_init: float = -1.0  # initial action std exp(-1) = 0.37 of the [-1, 1] action range
     # task
-    variant: str = "default"
-    task: dict[str, Any] = field(default_factory=dict)  # TaskConfig keyword options
+    env: str = DUCK  # "duck" or a Gymnasium task id libmdvec implements ("Hopper-v5"); see resolve_env
+    variant: str = "default"  # duck only
+    task: dict[str, Any] = field(default_factory=dict)  # duck: TaskConfig options; else gymnasium.make keywords
     # run
     checkpoint_every: int = 25  # PPO updates between checkpoints
     torch_threads: int = 1
@@ -114,21 +121,87 @@ class TrainConfig:
 
 # ------------------------------------------------------------------ task options
 def task_option_help() -> str:
-    """Return one line per duck task option: name, type and default."""
-    lines = []
+    """Return one line per duck task option: name, type and default (and a line on Gymnasium tasks)."""
+    lines = ["  the duck's (defaults shown):"]
     for f in dataclasses.fields(TaskConfig):
         default = f.default
         shown = ",".join(str(v) for v in default) if isinstance(default, tuple) else str(default)
-        lines.append(f"  {f.name}={shown}")
+        lines.append(f"    {f.name}={shown}")
+    lines.append("  a Gymnasium task's (--env Hopper-v5): gymnasium.make's keywords, e.g. -o max_episode_steps=200 "
+                 "-o healthy_reward=0.5")
     return "\n".join(lines)
 
 
-def parse_task_options(items: list[str] | None) -> dict[str, Any]:
-    """Parse ``NAME=VALUE`` strings into TaskConfig keyword options (types from the defaults).
+def resolve_env(name: str) -> str:
+    """Return the env a ``--env`` value names: ``"duck"`` or a Gymnasium task id (``"Hopper-v5"``).
 
-    Pairs are written ``lo,hi``; booleans ``true``/``false`` (or 1/0, yes/no). The result is checked
-    by building a TaskConfig, so a bad name or value raises ValueError naming it.
+    Accepts ``duck``, ``mdvec/DuckBalance-v0``, ``Hopper-v5`` and ``mdvec/Hopper-v5``; raises ValueError
+    listing the choices otherwise.
     """
+    from .gym_tasks import GYM_TASKS
+
+    text = str(name).strip()
+    if text in (DUCK, "DuckBalance-v0", "mdvec/DuckBalance-v0"):
+        return DUCK
+    bare = text[len("mdvec/"):] if text.startswith("mdvec/") else text
+    if bare in GYM_TASKS:
+        return bare
+    raise ValueError(f"--env: unknown env {name!r}; choose duck or one of {', '.join(GYM_TASKS)}")
+
+
+def _gym_option_kinds(env: str) -> dict[str, Any]:
+    """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
+    from .gym_tasks import GYM_TASKS
+
+    spec = GYM_TASKS[env]
+    kinds: dict[str, Any] = {"max_episode_steps": 0, "xml_file": ""}
+    kinds.update({n: 0.0 for n in spec.float_options})
+    kinds.update({n: (0.0, 0.0) for n in spec.range_options})
+    kinds.update({n: False for n in spec.bool_options})
+    kinds.update({n: 0 for n in spec.int_options})
+    kinds.update({n: None for n in spec.index_or_name_options})  # an int index or a name
+    return kinds
+
+
+def check_gym_options(env: str, options: dict[str, Any]) -> None:
+    """Raise ValueError naming a bad option of Gymnasium task ``env`` (unknown name, bad value, missing xml_file)."""
+    from .gym_tasks import resolve_options
+
+    kinds = _gym_option_kinds(env)
+    unknown = sorted(set(options) - set(kinds))
+    if unknown:
+        raise ValueError(f"task option {unknown[0]!r}: unknown for {env}; known options are {sorted(kinds)}")
+    try:
+        resolve_options(env, dict(options))
+    except (TypeError, ValueError, OSError, ImportError) as exc:
+        raise ValueError(f"task options of {env}: {exc}") from None
+
+
+def parse_task_options(items: list[str] | None, env: str = DUCK) -> dict[str, Any]:
+    """Parse ``NAME=VALUE`` strings into the options of ``env`` (types from the defaults).
+
+    The duck's are TaskConfig keyword options; a Gymnasium task's are the keywords ``gymnasium.make``
+    takes (``max_episode_steps=200``, ``healthy_reward=0.5``, ``xml_file=...``). Pairs are written
+    ``lo,hi``; booleans ``true``/``false`` (or 1/0, yes/no). The result is checked (the duck's by building
+    a TaskConfig), so a bad name or value raises ValueError naming it.
+    """
+    if env != DUCK:
+        kinds = _gym_option_kinds(env)
+        got: dict[str, Any] = {}
+        for item in items or []:
+            name, sep, text = item.partition("=")
+            name = name.strip().replace("-", "_")
+            if not sep:
+                raise ValueError(f"task option {item!r}: write NAME=VALUE")
+            if name not in kinds:
+                raise ValueError(f"task option {name!r}: unknown for {env}; known options are {sorted(kinds)}")
+            text = text.strip()
+            if kinds[name] is None:  # an index or a name
+                got[name] = int(text) if text.lstrip("-").isdigit() else text
+            else:
+                got[name] = _parse_value(name, text, kinds[name])
+        check_gym_options(env, got)
+        return got
     defaults = {f.name: f.default for f in dataclasses.fields(TaskConfig)}
     out: dict[str, Any] = {}
     for item in items or []:
@@ -182,10 +255,38 @@ def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
     return gymnasium.make(DUCK_ID, backend="reference", seed=seed, **task)
 
 
+def _gym_env_fn(env: str, options: dict[str, Any]) -> Any:
+    """Build one of Gymnasium's own envs, ``gymnasium.make("Hopper-v5", **options)`` (no mdvec code in it).
+
+    Module level, so SubprocVecEnv pickles it by reference. Gymnasium's envs take no constructor seed:
+    the VecEnv's ``seed(s)`` (PPO calls it) makes the next ``reset`` reseed env i with ``s + i``.
+    """
+    import gymnasium
+
+    from .gym_tasks import GYM_TASKS
+
+    return gymnasium.make(GYM_TASKS[env].gym_id, **options)
+
+
 def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None, variant: str = "default",
-             task: dict[str, Any] | None = None) -> Any:
-    """Return an SB3 VecEnv of ``num_envs`` ducks, env i seeded ``seed + i``, on the given backend."""
+             task: dict[str, Any] | None = None, env: str = DUCK) -> Any:
+    """Return an SB3 VecEnv of ``num_envs`` envs of ``env`` (the duck by default), env i seeded ``seed + i``,
+    on the given backend (a Gymnasium task's ``processes`` envs: at the reset after ``seed()``, as SB3 does)."""
     options = dict(task or {})
+    if env != DUCK:
+        if variant != "default":
+            raise ValueError(f"--variant: only the duck has model variants, not {env}")
+        if backend == "mdvec":
+            try:
+                from .sb3 import make_vec_env
+            except ImportError as exc:
+                raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
+            return make_vec_env(num_envs, seed=seed, threads=threads, task=env, **options)
+        if backend == "processes":
+            from stable_baselines3.common.vec_env import SubprocVecEnv
+
+            return SubprocVecEnv([functools.partial(_gym_env_fn, env, options) for _ in range(num_envs)])
+        raise ValueError(f"backend: unknown backend {backend!r}; choose one of {BACKENDS}")
     if variant != "default":
         options["variant"] = variant
     if backend == "mdvec":
@@ -342,12 +443,16 @@ class Run:
             os.replace(tmp, self.dir / "curve.csv")
         if plot and self.plot_ok:
             try:
-                plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on the duck, {self.cfg.backend}, "
+                plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on {_env_name(self.cfg)}, {self.cfg.backend}, "
                            f"{self.cfg.envs} envs, seed {self.cfg.seed}")
             except Exception as exc:  # a plot is never worth losing a run
                 self.plot_ok = False
                 print(f"train: no curve.png for this run ({type(exc).__name__}: {exc}); curve.json and "
                       "curve.csv hold the data", file=sys.stderr)
+
+
+def _env_name(cfg: TrainConfig) -> str:
+    return "the duck" if cfg.env == DUCK else cfg.env
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -367,6 +472,9 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str = "") -> None:
     ret = np.array([np.nan if r.get("ep_return_mean") is None else r["ep_return_mean"] for r in rows], dtype=float)
     avg = np.array([np.nan if r.get("ep_return_avg100") is None else r["ep_return_avg100"] for r in rows], dtype=float)
     surv = np.array([np.nan if r.get("survival") is None else r["survival"] for r in rows], dtype=float)
+    lengths = not np.isfinite(surv).any()  # a Gymnasium task: no survival, draw episode lengths instead
+    if lengths:
+        surv = np.array([np.nan if r.get("ep_len_mean") is None else r["ep_len_mean"] for r in rows], dtype=float)
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, height_ratios=[2, 1])
     ax1.plot(x, ret, ".", ms=3, alpha=0.5, label="episodes ended in the update (mean)")
     ax1.plot(x, avg, "-", lw=1.5, label="last 100 episodes (mean)")
@@ -374,9 +482,10 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str = "") -> None:
     ax1.legend(loc="lower right", fontsize=8)
     ax1.grid(alpha=0.3)
     ax2.plot(x, surv, "-", lw=1.2, color="tab:green")
-    ax2.set_ylabel("survival")
+    ax2.set_ylabel("episode length (mean)" if lengths else "survival")
     ax2.set_xlabel("env steps")
-    ax2.set_ylim(0, 1.02)
+    if not lengths:
+        ax2.set_ylim(0, 1.02)
     ax2.grid(alpha=0.3)
     if title:
         ax1.set_title(title, fontsize=10)
@@ -389,6 +498,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
     from stable_baselines3.common.callbacks import BaseCallback
 
     cfg = run.cfg
+    duck = cfg.env == DUCK  # survival (share of steps not fallen) is the duck's; other tasks have none
 
     class Progress(BaseCallback):
         """Per update: episode stats, timings, rollout digest; checkpoints; progress lines.
@@ -432,7 +542,8 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
             # the learner stores rewards as float32: sum what it sees, whatever the backend's dtype
             self.ep_ret += np.asarray(rewards, dtype=np.float32)
             self.ep_len += 1
-            self.ep_up += [not info.get("fallen", False) for info in infos]
+            if duck:
+                self.ep_up += [not info.get("fallen", False) for info in infos]
             if dones.any():
                 for i in np.flatnonzero(dones):
                     self.episodes.append((float(self.ep_ret[i]), int(self.ep_len[i]), int(self.ep_up[i])))
@@ -459,7 +570,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 "ep_return_max": float(np.max([e[0] for e in eps])) if eps else math.nan,
                 "ep_return_avg100": float(np.mean(self.recent)) if self.recent else math.nan,
                 "ep_len_mean": float(np.mean([e[1] for e in eps])) if eps else math.nan,
-                "survival": float(sum(e[2] for e in eps) / sum(e[1] for e in eps)) if eps else math.nan,
+                "survival": float(sum(e[2] for e in eps) / sum(e[1] for e in eps)) if eps and duck else math.nan,
                 "rollout_s": rollout_s,
                 "env_s": timers.env,
                 "forward_s": timers.forward,
@@ -502,7 +613,8 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 eta = (total - done) / rate if rate > 0 else math.inf
                 print(f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
                       f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
-                      f"ep return {row['ep_return_avg100']:7.1f} (last 100) | survival {row['survival']:5.3f} | "
+                      f"ep return {row['ep_return_avg100']:7.1f} (last 100) | "
+                      + (f"survival {row['survival']:5.3f} | " if duck else f"ep len {row['ep_len_mean']:6.1f} | ") +
                       f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}", flush=True)
 
     return Progress()
@@ -567,7 +679,7 @@ class Trainer:
             self.run.ckpt_dir.mkdir(parents=True, exist_ok=True)
         self.timers = Timers()
         self.wall0 = time.perf_counter()
-        env = make_env(cfg.backend, cfg.envs, cfg.seed, cfg.threads, cfg.variant, cfg.task)
+        env = make_env(cfg.backend, cfg.envs, cfg.seed, cfg.threads, cfg.variant, cfg.task, cfg.env)
         self.env = env
         try:
             self.env = _timed_vec_env(env, self.timers)
@@ -665,7 +777,7 @@ def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
         start = model.num_timesteps
         total = start + max(0, math.ceil((cfg.steps - start) / per_update)) * per_update
         if not quiet:
-            print(f"PPO on {cfg.envs} ducks, backend {cfg.backend}"
+            print(f"PPO on {cfg.envs} " + ("ducks" if cfg.env == DUCK else f"{cfg.env} envs") + f", backend {cfg.backend}"
                   + (f" ({cfg.threads} threads)" if cfg.backend == "mdvec" and cfg.threads else "")
                   + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
                     f"torch threads {torch.get_num_threads()}" + (f"; writing {cfg.out}" if files else ""), flush=True)
@@ -722,7 +834,7 @@ def read_run_config(path: Path) -> TrainConfig | None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m mdvec train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+        epilog="task options (-o NAME=VALUE, repeatable):\n" + task_option_help())
     d = TrainConfig()
     p.add_argument("--backend", choices=BACKENDS, default=None, help=f"env backend (default {d.backend})")
     p.add_argument("--envs", type=int, default=None, help=f"parallel envs (default {d.envs})")
@@ -742,7 +854,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"{text} (default {getattr(d, name)})")
     g.add_argument("--net", default=None, help="hidden layer sizes of policy and value nets (default 128,128)")
     t = p.add_argument_group("task")
-    t.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="duck task option")
+    t.add_argument("--env", default=None, metavar="ENV",
+                   help="duck (default) or a Gymnasium MuJoCo task libmdvec implements: Hopper-v5, Walker2d-v5, ... "
+                        "(backend processes then runs Gymnasium's own env)")
+    t.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="task option (the duck's, or gymnasium.make's keywords for a Gymnasium task)")
     t.add_argument("--variant", default=None, help="built-in duck model variant (default: default)")
     r = p.add_argument_group("run")
     r.add_argument("--checkpoint-every", type=int, default=None,
@@ -754,11 +870,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, dict[str, Any]]:
-    """Return the configuration the arguments ask for and the fields they gave explicitly."""
+def config_from_args(args: argparse.Namespace, env: str = DUCK) -> tuple[TrainConfig, dict[str, Any]]:
+    """Return the configuration the arguments ask for and the fields they gave explicitly.
+
+    ``env``: the env when ``--env`` is not given (a resumed run's), for reading ``-o`` options.
+    """
     given: dict[str, Any] = {}
     for f in dataclasses.fields(TrainConfig):
-        if f.name in ("task", "net"):
+        if f.name in ("task", "net", "env"):
             continue
         value = getattr(args, f.name, None)
         if value is not None:
@@ -768,8 +887,10 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, dict[str, A
             given["net"] = tuple(int(v) for v in args.net.split(",") if v.strip())
         except ValueError:
             raise ValueError(f"--net: write sizes like 128,128, got {args.net!r}") from None
+    if getattr(args, "env", None) is not None:
+        given["env"] = env = resolve_env(args.env)
     if args.option:
-        given["task"] = parse_task_options(args.option)
+        given["task"] = parse_task_options(args.option, env)
     cfg = dataclasses.replace(TrainConfig(), **given)
     return cfg, given
 
@@ -782,7 +903,23 @@ def _check(cfg: TrainConfig) -> None:
         raise ValueError(f"--threads: must be positive, got {cfg.threads}")
     if not cfg.net or any(n <= 0 for n in cfg.net):
         raise ValueError(f"--net: need positive layer sizes, got {cfg.net}")
-    TaskConfig.from_kwargs(**cfg.task)
+    if resolve_env(cfg.env) != cfg.env:
+        raise ValueError(f"env: write {resolve_env(cfg.env)!r}, not {cfg.env!r}")
+    if cfg.env == DUCK:
+        TaskConfig.from_kwargs(**cfg.task)
+        return
+    if cfg.variant != "default":
+        raise ValueError(f"--variant: only the duck has model variants, not {cfg.env}")
+    check_gym_options(cfg.env, cfg.task)
+
+
+def require_duck(saved: TrainConfig | None, cmd: str) -> None:
+    """Raise ValueError when a policy's run was trained on another env than the duck (evaluate and render
+    know only the duck: its hold-pose baseline, shoves and reference env)."""
+    if saved is not None and saved.env != DUCK:
+        raise ValueError(f"--policy: trained on {saved.env}; {cmd} knows only the duck. Run a Gymnasium task's "
+                         f"policy yourself: PPO.load(path).predict(obs) on gymnasium.make({saved.env!r}) or "
+                         f"mdvec.VecEnv(n, task={saved.env!r})")
 
 
 SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
@@ -806,9 +943,9 @@ def main(argv: list[str] | None = None) -> int:
         print(missing, file=sys.stderr)
         return 2
     try:
-        cfg, given = config_from_args(args)
+        saved = read_run_config(Path(args.out or TrainConfig().out)) if args.resume else None
+        cfg, given = config_from_args(args, env=saved.env if saved else DUCK)
         if args.resume:
-            saved = read_run_config(Path(cfg.out))
             if saved is None:
                 raise ValueError(f"--resume: no run.json in {cfg.out}")
             clash = [f"{k} (run: {getattr(saved, k)!r}, asked: {v!r})" for k, v in given.items()

@@ -1,20 +1,22 @@
 """The PPO trainer (python -m mdvec train), evaluate and render.
 
-The parity test trains the same small PPO on ``--backend mdvec`` and ``--backend processes`` (SB3's
-SubprocVecEnv over the Python reference env) and asks for bit-identical rollout buffers after every
-update and bit-identical policy parameters at the end. It needs torch and stable-baselines3 (the
-``sb3`` extra) and libmdvec; it is skipped, saying which is missing, otherwise.
+The parity tests train the same small PPO on ``--backend mdvec`` and ``--backend processes`` (SB3's
+SubprocVecEnv over the Python reference env of the duck, or over Gymnasium's own ``Hopper-v5``) and
+ask for bit-identical rollout buffers after every update and bit-identical policy parameters at the
+end. They need torch and stable-baselines3 (the ``sb3`` extra) and libmdvec (Hopper also
+gymnasium[mujoco]); they are skipped, saying which is missing, otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mdvec.train import TrainConfig, config_from_args, build_parser, parse_task_options
+from mdvec.train import TrainConfig, config_from_args, build_parser, parse_task_options, resolve_env
 
 # small: 3 envs x 100 steps per update, 3 updates, episodes of 80 steps so that truncations (and
 # the value bootstrap on terminal_observation) happen inside every rollout; DR and sensor noise on so
@@ -27,6 +29,13 @@ def _need_sb3() -> None:
     pytest.importorskip("torch", reason="torch not installed (pip install 'mdvec[sb3]')")
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 not installed (pip install 'mdvec[sb3]')")
     pytest.importorskip("gymnasium", reason="gymnasium not installed")
+
+
+# Hopper-v5: 2 envs x 64 steps per update, 3 updates, episodes of at most 25 steps: with seed 11 the
+# rollouts hold both terminations (the hopper falls: no bootstrap) and truncations (bootstrap on
+# terminal_observation)
+HOPPER = dict(env="Hopper-v5", envs=2, n_steps=64, batch_size=64, n_epochs=2, steps=384, seed=11, net=(32, 32),
+              task={"max_episode_steps": 25})
 
 
 def _need_mdvec_sb3() -> None:
@@ -58,6 +67,37 @@ def test_task_options_refuse_with_the_name(item: str, words: str) -> None:
 def test_config_round_trips_through_json() -> None:
     cfg = TrainConfig(**SMALL)
     assert TrainConfig.from_json(json.loads(json.dumps(cfg.to_json()))) == cfg
+    cfg = TrainConfig(env="Hopper-v5", task={"max_episode_steps": 25, "healthy_z_range": (0.5, 9.0)})
+    assert TrainConfig.from_json(json.loads(json.dumps(cfg.to_json()))) == cfg
+    old = TrainConfig(**SMALL).to_json()
+    del old["env"]  # a run.json written before --env: the duck
+    assert TrainConfig.from_json(old).env == "duck"
+
+
+def test_env_names() -> None:
+    assert resolve_env("duck") == resolve_env("mdvec/DuckBalance-v0") == "duck"
+    assert resolve_env("Hopper-v5") == resolve_env("mdvec/Hopper-v5") == "Hopper-v5"
+    with pytest.raises(ValueError, match="Hopper-v5"):
+        resolve_env("Hopper-v4")
+
+
+def test_gymnasium_task_options_parse_by_their_types() -> None:
+    pytest.importorskip("gymnasium", reason="gymnasium not installed (its model files are the task's)")
+    got = parse_task_options(["max_episode_steps=25", "healthy_z_range=0.5,9", "terminate_when_unhealthy=false",
+                              "healthy_reward=2", "frame_skip=2"], "Hopper-v5")
+    assert got == {"max_episode_steps": 25, "healthy_z_range": (0.5, 9.0), "terminate_when_unhealthy": False,
+                   "healthy_reward": 2.0, "frame_skip": 2}
+    with pytest.raises(ValueError, match="unknown for Hopper-v5"):
+        parse_task_options(["episode_len=80"], "Hopper-v5")  # a duck option
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        parse_task_options(["max_episode_steps=0"], "Hopper-v5")
+    args = build_parser().parse_args(["--env", "mdvec/Hopper-v5", "-o", "max_episode_steps=25"])
+    cfg, given = config_from_args(args)
+    assert given == {"env": "Hopper-v5", "task": {"max_episode_steps": 25}}
+    with pytest.raises(ValueError, match="only the duck"):
+        from mdvec.train import _check
+
+        _check(dataclasses.replace(cfg, variant="light"))
 
 
 def test_command_line_fills_only_what_was_given() -> None:
@@ -96,6 +136,105 @@ def test_training_is_bit_identical_on_both_backends(tmp_path: Path) -> None:
     assert [r["rollout_sha256"] for r in c_rows] == [r["rollout_sha256"] for r in p_rows]
     assert [r["ep_return_mean"] for r in c_rows] == [r["ep_return_mean"] for r in p_rows]
     assert c_params == p_params
+
+
+def _need_hopper() -> None:
+    _need_mdvec_sb3()
+    pytest.importorskip("mujoco", reason="mujoco not installed (pip install 'gymnasium[mujoco]')")
+    import gymnasium
+
+    import mdvec
+
+    if "Hopper-v5" not in mdvec.task_names():
+        pytest.skip("the Hopper-v5 task is not in this libmdvec")
+    try:
+        gymnasium.make("Hopper-v5").close()
+    except Exception as exc:  # noqa: BLE001 - Gymnasium's own env is the reference
+        pytest.skip(f"gymnasium's Hopper-v5 not usable here: {type(exc).__name__}: {exc}")
+
+
+def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list, str, list, dict]:
+    """Train HOPPER on one backend; count the episodes that terminated and were truncated."""
+    from mdvec import train as train_mod
+
+    counts = {"terminated": 0, "truncated": 0}
+    timed = getattr(train_mod._timed_vec_env, "unpatched", train_mod._timed_vec_env)
+
+    def counting(venv, timers):  # type: ignore[no-untyped-def]
+        wrapped = timed(venv, timers)
+        step_wait = wrapped.step_wait
+
+        def counted():  # type: ignore[no-untyped-def]
+            obs, rewards, dones, infos = step_wait()
+            for done, info in zip(dones, infos):
+                if done:
+                    counts["truncated" if info["TimeLimit.truncated"] else "terminated"] += 1
+            return obs, rewards, dones, infos
+
+        wrapped.step_wait = counted
+        return wrapped
+
+    counting.unpatched = timed  # type: ignore[attr-defined]
+    monkeypatch.setattr(train_mod, "_timed_vec_env", counting)
+    buffers: list[dict[str, np.ndarray]] = []
+
+    def record(buf: object) -> None:
+        buffers.append({name: np.array(getattr(buf, name)) for name in train_mod.ROLLOUT_FIELDS})
+
+    cfg = TrainConfig(backend=backend, out=str(tmp_path / backend), **HOPPER)
+    result = train_mod.train(cfg, quiet=True, files=False, on_rollout=record)
+    return buffers, result.params_sha256, result.rows, counts
+
+
+def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PPO on mdvec's C Hopper-v5 and on SubprocVecEnv over gymnasium.make("Hopper-v5"): the same bits.
+
+    The reference side has no mdvec code: SB3 seeds Gymnasium's envs (reset(seed=seed + i) after PPO's
+    env.seed(seed)). Its rewards reach PPO as float64 (np.stack of np.float64), mdvec's as float32;
+    the buffer stores float32 and the truncation bootstrap ``rewards[i] += gamma * value`` is a float32
+    torch op either way, so the buffers agree bit for bit.
+    """
+    _need_hopper()
+    c_bufs, c_params, c_rows, c_counts = _train_hopper("mdvec", tmp_path, monkeypatch)
+    g_bufs, g_params, g_rows, g_counts = _train_hopper("processes", tmp_path, monkeypatch)
+    assert len(c_bufs) == len(g_bufs) == 3
+    assert c_counts == g_counts
+    assert c_counts["terminated"] > 0 and c_counts["truncated"] > 0, c_counts
+    assert all(row["episodes"] > 0 for row in c_rows), "every rollout should hold finished episodes"
+    for update, (c, g) in enumerate(zip(c_bufs, g_bufs), start=1):
+        for name in c:
+            assert c[name].dtype == g[name].dtype
+            assert np.array_equal(c[name], g[name]), f"update {update}: rollout buffer {name} differs"
+    assert [r["rollout_sha256"] for r in c_rows] == [r["rollout_sha256"] for r in g_rows]
+    assert [r["ep_return_mean"] for r in c_rows] == [r["ep_return_mean"] for r in g_rows]
+    assert c_params == g_params
+
+
+def test_train_command_on_hopper_and_evaluate_refuses_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _need_hopper()
+    from mdvec import evaluate, render
+    from mdvec import train as train_mod
+
+    out = tmp_path / "hopper"
+    argv = ["--env", "mdvec/Hopper-v5", "--backend", "mdvec", "--envs", "2", "--n-steps", "32", "--batch-size", "32",
+            "--n-epochs", "1", "--net", "16,16", "--steps", "64", "--seed", "3", "-o", "max_episode_steps=20",
+            "--out", str(out)]
+    assert train_mod.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Hopper-v5 envs" in printed and "ep len" in printed and "params sha256" in printed
+    run = json.loads((out / "run.json").read_text())["config"]
+    assert run["env"] == "Hopper-v5" and run["task"] == {"max_episode_steps": 20}
+    rows = json.loads((out / "curve.json").read_text())["rows"]
+    assert rows[0]["survival"] is None and rows[0]["episodes"] > 0
+    assert (out / "curve.png").is_file()
+    assert train_mod.main(["--resume", "--steps", "128", "--out", str(out), "--quiet"]) == 0
+    assert [r["timesteps"] for r in json.loads((out / "curve.json").read_text())["rows"]] == [64, 128]
+    assert train_mod.main(["--resume", "--steps", "192", "--out", str(out), "--env", "duck"]) == 2
+    assert "env" in capsys.readouterr().err
+    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1", "--episodes", "1"]) == 2
+    assert "trained on Hopper-v5; evaluate knows only the duck" in capsys.readouterr().err
+    assert render.main(["--policy", str(out / "policy.zip"), "--out", str(tmp_path / "h.gif")]) == 2
+    assert "trained on Hopper-v5; render knows only the duck" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ files, resume, evaluate, render
