@@ -15,7 +15,7 @@
  *   mdvec_destroy(env);
  *
  * MuJoCo inside the envs: instabilities are MuJoCo warnings, which reset that env's mjData exactly as
- * they do in the reference. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the
+ * they do in the reference; they are counted per env (mdvec_warnings), never printed or logged to a file. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the
  * contacts of a fall) is trapped per env on the thread that raised it: that env stops, the others
  * carry on, and the call returns MDVEC_ERR_PHYSICS naming it; stepping again needs a reset of the
  * handle (mdvec_reset) or of that env (mdvec_reset_envs with a mask, mdvec_reset_with_params). With
@@ -217,8 +217,10 @@ MDVEC_API int mdvec_seed(mdvec_t *env, uint64_t seed);
 /* Reset every env from its own generator; the first observations land in mdvec_obs. */
 MDVEC_API int mdvec_reset(mdvec_t *env);
 
-/* Reset env i with the given parameters instead of drawing them; validates every field first and
- * changes nothing on error. Sensor noise (if on) still draws from the env's generator. */
+/* Reset env i with the given parameters instead of drawing them; validates every field first (finite,
+ * in range, and physical: servo gains, damping, armature, friction loss and force range >= 0, mass
+ * scales > 0) and changes nothing on error (MDVEC_ERR_PARAMS naming the field). Sensor noise (if on)
+ * still draws from the env's generator. */
 MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t *params);
 
 /* Step every env with actions (N x nu, C order, float64, read during the call); return MDVEC_OK, or
@@ -381,6 +383,11 @@ MDVEC_API uint64_t mdvec_error_count(const mdvec_t *env);
 
 /* Return the message of env i's last MuJoCo error ("" when none), or NULL (NULL handle, i out of range). */
 MDVEC_API const char *mdvec_env_error(const mdvec_t *env, int i);
+
+/* Return the MuJoCo warnings raised in each env since create, (N) uint64 counters (e.g. an unstable
+ * simulation: MuJoCo then resets that env's mjData, as in the reference). Warnings raised in an env's
+ * work are counted here and never printed or appended to MUJOCO_LOG.TXT in the working directory. */
+MDVEC_API const uint64_t *mdvec_warnings(const mdvec_t *env);
 
 /*---------------------------------- Reset and step (1.1) ------------------------------------------*/
 

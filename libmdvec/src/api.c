@@ -69,6 +69,7 @@ struct mdvec_ {
   uint8_t *done;             /* (N) terminated | truncated */
   uint8_t *reset_flags;      /* (N) reset during the last call */
   uint8_t *error_flags;      /* (N) raised a MuJoCo error during the last call */
+  uint64_t *warnings;        /* (N) MuJoCo warnings raised in each env since create */
   double *info;              /* (n_info x N) step info */
   double *reset_info;        /* (n_info x N) reset info */
   double *act64;             /* (N x act_dim) float32 actions widened, per env */
@@ -266,11 +267,12 @@ static int alloc_buffers(mdvec_t *h) {
   h->done = calloc(n, 1);
   h->reset_flags = calloc(n, 1);
   h->error_flags = calloc(n, 1);
+  h->warnings = calloc(n, sizeof *h->warnings);
   h->info = calloc(mul(n, n_info), sizeof(double));
   h->reset_info = calloc(mul(n, n_info), sizeof(double));
   h->act64 = calloc(mul(n, (size_t)(h->spec.act_dim > 0 ? h->spec.act_dim : 1)), sizeof(double));
   return (h->env_mem && h->slots && h->obs && h->final_obs && h->reward && h->terminated && h->truncated &&
-          h->done && h->reset_flags && h->error_flags && h->info && h->reset_info && h->act64) ? 0 : -1;
+          h->done && h->reset_flags && h->error_flags && h->warnings && h->info && h->reset_info && h->act64) ? 0 : -1;
 }
 
 /* Run the task's create with MuJoCo errors trapped (a task's own loading may call MuJoCo directly): a
@@ -430,6 +432,7 @@ void mdvec_destroy(mdvec_t *h) {
   free(h->done);
   free(h->reset_flags);
   free(h->error_flags);
+  free(h->warnings);
   free(h->info);
   free(h->reset_info);
   free(h->act64);
@@ -527,6 +530,7 @@ const uint8_t *mdvec_terminated(const mdvec_t *h) { return h ? h->terminated : N
 const uint8_t *mdvec_truncated(const mdvec_t *h) { return h ? h->truncated : NULL; }
 const uint8_t *mdvec_reset_flags(const mdvec_t *h) { return h ? h->reset_flags : NULL; }
 const uint8_t *mdvec_error_flags(const mdvec_t *h) { return h ? h->error_flags : NULL; }
+const uint64_t *mdvec_warnings(const mdvec_t *h) { return h ? h->warnings : NULL; }
 
 uint64_t mdvec_error_count(const mdvec_t *h) {
   uint64_t n = 0;
@@ -635,6 +639,7 @@ static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
     snprintf(s->error, sizeof s->error, "%s", trap.message);
   }
   mdv_trap_end(&trap);
+  h->warnings[i] += trap.warnings;
   return ok;
 }
 

@@ -14,12 +14,17 @@ MJAPI mjfLogHandler _mjPRIVATE_getGlobalLogHandler(void);
 /* The innermost trapped region of this thread: set only between mdv_trap_begin and mdv_trap_end. */
 static _Thread_local mdv_trap *tl_trap;
 
-/* Jump back to the region on an error; pass anything else on to the handler that was in place. */
+/* Jump back to the region on an error; count a warning; pass anything else on to the handler that was
+ * in place. */
 static void handle(const mjLogMessage *msg) {
   mdv_trap *trap = tl_trap;
   if (trap && msg->level == mjLOG_ERROR) {
     snprintf(trap->message, sizeof trap->message, "%.511s", msg->subject);
     longjmp(trap->env, 1);
+  }
+  if (trap && msg->level == mjLOG_WARNING) {
+    trap->warnings++;
+    return;
   }
   mjfLogHandler next = trap && trap->previous ? trap->previous : _mjPRIVATE_getGlobalLogHandler();
   if (next) next(msg);
@@ -27,6 +32,7 @@ static void handle(const mjLogMessage *msg) {
 
 void mdv_trap_begin(mdv_trap *trap) {
   trap->message[0] = 0;
+  trap->warnings = 0;
   trap->outer = tl_trap;
   mjfLogHandler replaced = _mjPRIVATE_setTlsLogHandler(handle);
   trap->previous = trap->outer ? trap->outer->previous : replaced;  /* never our own handler */

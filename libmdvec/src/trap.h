@@ -4,12 +4,18 @@
  * per-thread handler that takes precedence over the process-wide one and affects only its thread
  * (its own loaders and mujoco.batch use it); mdvec installs it around each env's work and longjmps
  * back on an error, the pattern MuJoCo's own tests use. The process-wide handler, which other users
- * of libmujoco in the process own (the mujoco Python bindings), is never touched. Warnings pass on to
- * whatever handler was in place. */
+ * of libmujoco in the process own (the mujoco Python bindings), is never touched.
+ *
+ * Warnings (mju_warning, and mj_warning's first warning of a kind after each mjData reset) are counted
+ * in the region and not passed on: MuJoCo 4.0's default handler prints them and appends them to
+ * MUJOCO_LOG.TXT in the working directory (mju_writeLog), once per step for an env that goes unstable
+ * every step (megabytes per episode). Info and debug messages (opt-in topics) pass on to the handler
+ * that was in place. */
 #ifndef MDV_TRAP_H
 #define MDV_TRAP_H
 
 #include <setjmp.h>
+#include <stdint.h>
 
 #include <mujoco/mujoco.h>
 
@@ -17,6 +23,7 @@ typedef struct mdv_trap_ {   /* one trapped region on one thread */
   jmp_buf env;               /* where an error jumps back to */
   mjfLogHandler previous;    /* the thread's handler before the region */
   struct mdv_trap_ *outer;   /* the enclosing region on this thread, or NULL */
+  uint64_t warnings;         /* MuJoCo warnings raised in the region (counted, not passed on) */
   char message[512];         /* the error's text, when one was trapped */
 } mdv_trap;
 

@@ -165,6 +165,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_error_flags": (_U8, [c_void_p]),
     "mdvec_error_count": (c_uint64, [c_void_p]),
     "mdvec_env_error": (c_char_p, [c_void_p, c_int]),
+    "mdvec_warnings": (POINTER(c_uint64), [c_void_p]),
     "mdvec_reset_envs": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),  # mask, seeds, has_seed by address
     "mdvec_step_typed": (c_int, [c_void_p, c_void_p, c_int]),  # actions by address, dtype
     "mdvec_state_size": (c_size_t, [c_void_p, c_uint]),

@@ -372,6 +372,7 @@ class _Handle:
         self.done = _view(m, _address(L.mdvec_done(h)), ctypes.c_uint8, (n,), bool)
         self.reset_flags = _view(m, _address(L.mdvec_reset_flags(h)), ctypes.c_uint8, (n,), bool)
         self.error_flags = _view(m, _address(L.mdvec_error_flags(h)), ctypes.c_uint8, (n,), bool)
+        self.warnings = _view(m, _address(L.mdvec_warnings(h)), ctypes.c_uint64, (n,))
         self.info = _view(m, _address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
         self.reset_info = _view(m, _address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
         self.act_shape = (n, a)
@@ -466,15 +467,16 @@ class _Handle:
             return Path(self.hooks.builtin_model(self.options))
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
-    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "error_flags", "info",
-              "reset_info")
+    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "error_flags",
+              "warnings", "info", "reset_info")
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the zero-copy views (see VecEnv.buffers)."""
         self.live()
         return {"obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
                 "terminated": self.terminated, "truncated": self.truncated, "done": self.done,
-                "reset": self.reset_flags, "error": self.error_flags, "info": self.info, "reset_info": self.reset_info}
+                "reset": self.reset_flags, "error": self.error_flags, "warnings": self.warnings, "info": self.info,
+                "reset_info": self.reset_info}
 
     def error_count(self) -> int:
         """MuJoCo errors raised in the envs since creation."""
@@ -649,8 +651,9 @@ class VecEnv(_HandleOwner):
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the library's read-only zero-copy buffers: obs, final_obs (alias terminal_obs), reward,
         terminated, truncated, done, reset (bool (N,): reset during the last call), error (bool (N,):
-        raised a MuJoCo error during the last call), info (n_info, N) and reset_info (n_info, N); every
-        reset and step overwrites them in place.
+        raised a MuJoCo error during the last call), warnings (uint64 (N,): MuJoCo warnings each env
+        raised since creation), info (n_info, N) and reset_info (n_info, N); every reset and step
+        overwrites them in place.
 
         Lifetime: each view keeps the library's memory alive (its numpy base owns a reference to the
         handle), so a view never reads freed memory. ``close()`` (or losing the env to the garbage
@@ -667,6 +670,14 @@ class VecEnv(_HandleOwner):
     def error_count(self) -> int:
         """MuJoCo errors raised in the envs since creation (see on_error)."""
         return self._h.error_count()
+
+    @property
+    def warnings(self) -> np.ndarray:
+        """MuJoCo warnings each env raised since creation, (N,) uint64 (a copy). MuJoCo warns when a
+        simulation goes unstable (and resets that env's mjData, as the reference does); the library
+        counts the warnings per env and never prints them or writes MUJOCO_LOG.TXT."""
+        self._h.live()
+        return self._h.warnings.copy()
 
     def env_error(self, i: int) -> str:
         """The message of env i's last MuJoCo error ("" when none)."""

@@ -481,6 +481,80 @@ static void test_physics_error_ends_one_episode(void) {
   remove(path);
 }
 
+/*---------------------------------- 7. Unphysical parameters, MuJoCo's log -------------------------*/
+
+/* Step an unstable model (timestep 0.2: MuJoCo warns and resets mjData) for 50 steps in the child's
+ * working directory; return the smallest per-env warning count. */
+static int step_unstable(const void *arg, char *msg, size_t n) {
+  (void)msg;
+  (void)n;
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.num_envs = 2;
+  cfg.threads = 2;
+  cfg.model_path = arg;
+  cfg.autoreset = MDVEC_AUTORESET_DISABLED;
+  mdvec_t *h = NULL;
+  char err[512];
+  if (mdvec_create(&h, &cfg, err, sizeof err) != MDVEC_OK || mdvec_reset(h) != MDVEC_OK) return -1;
+  double actions[2 * NU];
+  for (int t = 0; t < 50; t++) {
+    for (int k = 0; k < 2 * NU; k++) actions[k] = ((t * 7 + k * 3) % 11) / 5.0 - 1.0;
+    if (mdvec_step(h, actions) != MDVEC_OK) return -2;
+  }
+  int fewest = (int)(mdvec_warnings(h)[0] < mdvec_warnings(h)[1] ? mdvec_warnings(h)[0] : mdvec_warnings(h)[1]);
+  mdvec_destroy(h);
+  return fewest;
+}
+
+static void test_warnings_counted_not_logged(void) {
+  FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "rb");
+  static char xml[1 << 16];
+  size_t n = in ? fread(xml, 1, sizeof xml - 1, in) : 0;
+  if (in) fclose(in);
+  xml[n] = 0;
+  char *ts = strstr(xml, "timestep=\"0.002\"");
+  CHECK(ts != NULL);
+  if (!ts) return;
+  memcpy(ts, "timestep=\"0.200\"", strlen("timestep=\"0.200\""));
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/mdvec_test_hardening_%d_unstable.xml", (int)getpid());
+  FILE *out = fopen(path, "wb");
+  if (!out) return;
+  fputs(xml, out);
+  fclose(out);
+  int stray = 1;
+  outcome o = in_child(0, step_unstable, path, &stray);
+  CHECK_THAT("unstable model: every env's warnings counted", o.ran && o.code > 0);
+  CHECK_THAT("unstable model: no MUJOCO_LOG.TXT in the working directory", !stray);
+  remove(path);
+
+  mdvec_config_t cfg;  /* armature -1 (one episode of it wrote 18.9 MB of log): refused, naming it */
+  mdvec_config_default(&cfg);
+  cfg.dr = 1;
+  mdvec_t *h = NULL;
+  char err[512];
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK);
+  if (!h) return;
+  mdvec_dims_t dims = {.struct_size = sizeof dims};
+  mdvec_dims(h, &dims);
+  double q[NU] = {0}, mass[64], vel[2 * 3] = {0};
+  int64_t steps[3] = {30, 60, 90};
+  for (int b = 0; b < 64; b++) mass[b] = 1.0;
+  mdvec_params_t p = {.struct_size = sizeof p, .qpos = q, .qvel = q, .n_pushes = 3, .push_steps = steps,
+                      .push_vel = vel, .noise_scale = 1, .has_dr = 1, .servo = {5, 0.5, -1, 0.1, 3},
+                      .mass_scale = mass, .floor_friction = 0.8};
+  CHECK_THAT("armature -1: refused", dims.nbody <= 65 && mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS &&
+                                     strstr(mdvec_errmsg(h), "armature"));
+  p.servo[2] = 0.01;
+  mass[2] = 0.0;
+  CHECK_THAT("mass scale 0: refused", mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS &&
+                                      strstr(mdvec_errmsg(h), "mass_scale[2]"));
+  mass[2] = 1.0;
+  CHECK_THAT("physical params: accepted", mdvec_reset_with_params(h, 0, &p) == MDVEC_OK);
+  mdvec_destroy(h);
+}
+
 int main(void) {
   test_sizes_are_bounded();
   test_out_of_memory_is_an_error();
@@ -488,5 +562,6 @@ int main(void) {
   test_concurrent_calls_refused();
   test_create_from_threads();
   test_physics_error_ends_one_episode();
+  test_warnings_counted_not_logged();
   return check_summary("test_hardening");
 }

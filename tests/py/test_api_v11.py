@@ -109,7 +109,7 @@ def test_spec_buffers_and_model_path() -> None:
         assert all(when == _lib.INFO_STEP for _, _, when in s.info_fields)
         b = env.buffers()
         assert set(b) == {"obs", "final_obs", "terminal_obs", "reward", "terminated", "truncated", "done", "reset",
-                          "error", "info", "reset_info"}
+                          "error", "warnings", "info", "reset_info"}
         assert all(not v.flags.writeable for v in b.values()) and b["info"].shape == (13, 3)
         assert env.model_path == variant_path("default")
     with VecEnv(1, variant="backlash") as env:

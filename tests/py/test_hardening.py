@@ -381,3 +381,45 @@ def test_episode_params_are_checked_before_ctypes(field: str, value: object, err
         with pytest.raises(error, match=field.split(".")[-1]):
             env.reset_with_params(params)
         assert np.array_equal(env._h.obs[0], first)  # nothing changed
+
+
+# --------------------------------------------------------- 7. unphysical parameters, MuJoCo's log file
+
+@pytest.mark.parametrize("field, index, value", [("servo", 2, -1.0), ("servo", 0, -5.0), ("mass_scale", 3, -0.5),
+                                                 ("mass_scale", 0, 0.0)])
+def test_unphysical_params_are_refused(field: str, index: int, value: float) -> None:
+    import dataclasses
+
+    ref = mdvec.reference.DuckEnv(seed=2, dr=True)
+    with mdvec.Env(seed=2, dr=True) as env:
+        ref.reset()
+        params = ref.params
+        arr = np.array(getattr(params.dr, field), np.float64)
+        arr[index] = value
+        bad = dataclasses.replace(params, dr=dataclasses.replace(params.dr, **{field: arr}))
+        name = {("servo", 2): "armature", ("servo", 0): "kp"}.get((field, index), f"mass_scale\\[{index}\\]")
+        with pytest.raises(ValueError, match=name):
+            env.reset_with_params(bad)
+
+
+def test_mujoco_warnings_are_counted_not_logged(tmp_path: Path) -> None:
+    xml = (ROOT / "libmdvec" / "models" / "duck.xml").read_text()
+    assert 'timestep="0.002"' in xml
+    model = tmp_path / "unstable.xml"
+    model.write_text(xml.replace('timestep="0.002"', 'timestep="0.2"'))  # blows up: MuJoCo warns, resets
+    work = tmp_path / "cwd"
+    work.mkdir()
+    r = run_child(f"""
+        import numpy as np
+        import mdvec
+        with mdvec.VecEnv(3, threads=2, model={str(model)!r}, autoreset_mode="disabled") as env:
+            env.reset()
+            for t in range(50):
+                env.step(np.random.default_rng(t).uniform(-1, 1, (3, 14)))
+            print(env.warnings.tolist(), env.buffers()["warnings"].dtype)
+    """, work)
+    assert r.returncode == 0, r.stdout + r.stderr
+    counts, dtype = r.stdout.strip().rsplit(" ", 1)
+    assert all(c > 0 for c in eval(counts)) and dtype == "uint64", r.stdout
+    assert "WARNING" not in r.stdout + r.stderr  # nothing printed
+    assert not list(work.iterdir()), "MuJoCo wrote " + ", ".join(p.name for p in work.iterdir())

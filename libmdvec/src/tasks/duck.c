@@ -423,9 +423,16 @@ static int duck_check_params(const void *env, const mdvec_params_t *p, char *err
   if (p->latency < 0 || p->latency > e->sh->queue_cap)
     FAIL("params.latency: must be in [0, %d], got %d", e->sh->queue_cap, p->latency);
   if (cfg->dr) {
+    static const char *const kServo[5] = {"kp", "damping", "armature", "frictionloss", "forcerange"};
     if (!p->has_dr) FAIL("params.dr: this env randomises its model; factors are required");
     FINITE_ARRAY("dr.servo", p->servo, 5);
+    for (int k = 0; k < 5; k++) {  /* physical: no negative gain, damping, inertia, friction or force */
+      if (p->servo[k] < 0) FAIL("params.dr.servo[%d] (%s): must be >= 0, got %.17g", k, kServo[k], p->servo[k]);
+    }
     FINITE_ARRAY("dr.mass_scale", p->mass_scale, tm->nbody - 1);
+    for (int b = 0; b < tm->nbody - 1; b++) {
+      if (!(p->mass_scale[b] > 0)) FAIL("params.dr.mass_scale[%d]: must be > 0, got %.17g", b, p->mass_scale[b]);
+    }
     if (!isfinite(p->floor_friction) || p->floor_friction < 0)
       FAIL("params.dr.floor_friction: must be finite and >= 0");
   }
