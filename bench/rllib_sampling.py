@@ -86,7 +86,8 @@ def learner_rate(algo: Any, iterations: int) -> dict[str, Any]:
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # the driver: the local learner's CPU
         timers = res.get("timers", {})
         learners = res.get("learners", {}).get("__all_modules__", {})
-        rows.append({"seconds": dt, "driver_cpu_seconds": cpu, "timers": {k: float(v) for k, v in timers.items() if isinstance(v, (int, float))},
+        numeric = {k: float(v) for k, v in timers.items() if isinstance(v, (int, float))}
+        rows.append({"seconds": dt, "driver_cpu_seconds": cpu, "timers": numeric,
                      "env_steps_trained": float(learners.get("num_env_steps_trained", float("nan"))),
                      "episode_return_mean": float(res.get("env_runners", {}).get("episode_return_mean", float("nan")))})
     return {"iterations": rows}
@@ -116,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             print("bare", bare[-1], flush=True)
 
     # Logical CPUs: each algo has 2 EnvRunners of 1 CPU; all algos exist at once (only one samples at a time).
-    ray.init(num_cpus=2 * len(VARIANTS), include_dashboard=False, _node_ip_address="127.0.0.1", object_store_memory=200 * 2**20)
+    ray.init(num_cpus=2 * len(VARIANTS), include_dashboard=False, _node_ip_address="127.0.0.1",
+             object_store_memory=200 * 2**20)
     algos: dict[str, Any] = {}
     try:
         for b in BACKENDS:

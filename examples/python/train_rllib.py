@@ -48,7 +48,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--address", default=None, help="join this Ray cluster (default: start a local one)")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: what the runners need + 1)")
+    p.add_argument("--num-cpus", type=int, default=None,
+                   help="CPUs of the local Ray (default: what the runners need + 1)")
     p.add_argument("--out", type=Path, default=None, help="write progress.json here")
     p.add_argument("--checkpoint", action="store_true", help="save a checkpoint in --out at the end")
     return p.parse_args(argv)
