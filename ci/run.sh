@@ -67,7 +67,7 @@ if stage venv 1200 venv.sh; then
 else
   for s in test contract wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
-stage rllib 900 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
+stage rllib 1200 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 
 echo
 echo "=================== summary ==================="
