@@ -41,6 +41,7 @@ class GymTask:
     python_float_info: tuple[str, ...] = ()  # info keys whose value is a Python float (not np.float64)
     render_fps: int | None = None  # metadata["render_fps"] with the default model and frame_skip: round(1 / dt)
     index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
+    int_reward: bool = False     # the single env's reward is a Python int (InvertedPendulum: int(not terminated))
     # MujocoEnv keywords that only concern rendering (no effect on the simulation); the C task has none.
     render_kwargs: tuple[str, ...] = ("render_mode", "width", "height", "camera_id", "camera_name",
                                       "default_camera_config", "max_geom", "visual_options")
@@ -85,6 +86,7 @@ GYM_TASKS: dict[str, GymTask] = {
         xml_file="inverted_pendulum.xml", max_episode_steps=1000, reward_threshold=950.0,
         float_options=("reset_noise_scale",), range_options=(), bool_options=(), int_options=("frame_skip",),
         render_fps=25,  # dt = 0.02 * 2; reward and info["reward_survive"]: int(not terminated), a Python int
+        int_reward=True,
     ),
     "InvertedDoublePendulum-v5": GymTask(
         task="InvertedDoublePendulum-v5", env_id="mdvec/InvertedDoublePendulum-v5",

@@ -35,12 +35,13 @@ class TaskEntry:
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
     numpy_info: bool = False  # single env reward and info floats as np.float64 (Gymnasium's MuJoCo envs) or Python float
     python_float_info: tuple[str, ...] = ()  # with numpy_info: keys whose value is a Python float
+    int_reward: bool = False  # the single env's reward is a Python int (InvertedPendulum-v5)
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
         if backend == "c":
-            return CCore(self.task, seed, self.task_options(options), self.info_type,
-                         np.float64 if self.numpy_info else float)
+            reward_type = int if self.int_reward else np.float64 if self.numpy_info else float
+            return CCore(self.task, seed, self.task_options(options), self.info_type, reward_type)
         if isinstance(self.reference, str):
             return GymReferenceCore(gymnasium.make(self.reference, **options), seed)
         core = self.reference(seed, **options)
@@ -129,6 +130,7 @@ def register_builtin() -> None:
         try:
             register_task(t.env_id, t.task, t.gym_id, {}, render_fps=getattr(t, "render_fps", None),
                           max_episode_steps=t.max_episode_steps, render_kwargs=tuple(t.render_kwargs),
-                          numpy_info=True, python_float_info=tuple(t.python_float_info))
+                          numpy_info=True, python_float_info=tuple(t.python_float_info),
+                          int_reward=getattr(t, "int_reward", False))
         except Exception as exc:  # one task's bad declaration must not break `import mdvec`
             warnings.warn(f"mdvec.gym: could not register {getattr(t, 'env_id', t)!r}: {exc}", stacklevel=2)
