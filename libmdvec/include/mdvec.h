@@ -96,7 +96,7 @@ typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.
 typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdvec_config_default */
   size_t struct_size;            /* sizeof(mdvec_config_t) as compiled by the caller */
   int num_envs;                  /* number of environments N (>= 1) */
-  int threads;                   /* threads T incl. the caller; 0: min(N, cores, budget) */
+  int threads;                   /* threads T incl. the caller; 0: min(N, cores, budget); more than N: N */
   int allow_overcommit;          /* nonzero: allow T > MDVEC_THREAD_BUDGET */
   int autoreset;                 /* MDVEC_AUTORESET_*; v1: nonzero resets inside mdvec_step (2: NEXT_STEP) */
   uint64_t seed;                 /* env i draws from PCG64 seeded with seed + i */

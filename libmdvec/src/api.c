@@ -221,9 +221,12 @@ static int check_config(const mdvec_config_t *c, char *err, size_t n) {
 #define BAD(...) do { snprintf(err, n, __VA_ARGS__); return -1; } while (0)
   if (c->num_envs <= 0) BAD("num_envs: must be a positive integer, got %d", c->num_envs);
   if (c->threads < 0) BAD("threads: must be >= 0 (0 picks automatically), got %d", c->threads);
-  if (c->threads > MDVEC_THREAD_BUDGET && !c->allow_overcommit)
+  int threads = c->threads < c->num_envs ? c->threads : c->num_envs;  /* more threads than envs: one per env */
+  if (threads > MDVEC_THREAD_BUDGET && !c->allow_overcommit)
     BAD("threads: %d exceeds the budget of %d threads; set allow_overcommit to go beyond it",
-        c->threads, MDVEC_THREAD_BUDGET);
+        threads, MDVEC_THREAD_BUDGET);
+  if (threads > MDV_POOL_MAX_THREADS)  /* before any env is built */
+    BAD("threads: %d exceeds the most a handle starts (%d), allow_overcommit or not", threads, MDV_POOL_MAX_THREADS);
   if (c->autoreset < 0) BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d",
                             c->autoreset);
   if (c->on_error != MDVEC_ON_ERROR_RAISE && c->on_error != MDVEC_ON_ERROR_END_EPISODE)
@@ -367,7 +370,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   atomic_init(&h->busy, 0);
   h->task = task;
   h->num_envs = cfg.num_envs;
-  h->threads = cfg.threads ? cfg.threads : auto_threads(cfg.num_envs);
+  h->threads = cfg.threads ? (cfg.threads < cfg.num_envs ? cfg.threads : cfg.num_envs) : auto_threads(cfg.num_envs);
   h->autoreset = cfg.autoreset == MDVEC_AUTORESET_DISABLED    ? MDVEC_AUTORESET_DISABLED
                  : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
                                                               : MDVEC_AUTORESET_SAME_STEP;  /* v1: nonzero */
@@ -403,8 +406,13 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     if ((code = env_init_trapped(h, i, why, sizeof why)) != MDVEC_OK) snprintf(msg, sizeof msg, "env %d: %s", i, why);
   }
   if (code == MDVEC_OK) {
-    int pool = mdv_pool_create(&h->pool, h->threads, msg, sizeof msg);
-    if (pool != MDV_POOL_OK) code = pool == MDV_POOL_ENOMEM ? MDVEC_ERR_NOMEM : MDVEC_ERR_THREAD;
+    char why[512] = "";
+    int pool = mdv_pool_create(&h->pool, h->threads, why, sizeof why);
+    if (pool != MDV_POOL_OK) {
+      code = pool == MDV_POOL_ENOMEM ? MDVEC_ERR_NOMEM : MDVEC_ERR_THREAD;
+      const char *prefix = "mdv_pool_create: ";
+      snprintf(msg, sizeof msg, "threads: %s", strncmp(why, prefix, strlen(prefix)) ? why : why + strlen(prefix));
+    }
   }
   if (code != MDVEC_OK) {
     mdvec_destroy(h);
@@ -705,6 +713,9 @@ static int physics_errors(mdvec_t *h, const char *call, int stepping) {
     }
   }
   if (!failed) return MDVEC_OK;
+  if (mdv_trap_is_nomem(h->slots[first].error))  /* e.g. a task's scratch allocation during a reset */
+    return fail(h, MDVEC_ERR_NOMEM, "%s: out of memory in env %d (%d env(s) stopped; reset them): %s", call, first,
+                failed, h->slots[first].error);
   return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (%d env(s) stopped; reset them): %s", call, first,
               failed, h->slots[first].error);
 }

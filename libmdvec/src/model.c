@@ -2,10 +2,12 @@
  * trapped MuJoCo allocations (see model.h). */
 #include "model.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mdvec.h"
 #include "trap.h"
@@ -69,6 +71,17 @@ static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_
 mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *err, size_t err_size) {
   set_code(code, MDVEC_OK);
   if (!path) return load_builtin(builtin, code, err, err_size);
+  set_code(code, MDVEC_ERR_MODEL);
+  struct stat st;  /* before MuJoCo opens it: a directory reads as "over 2GB", a FIFO blocks forever */
+  if (stat(path, &st) != 0) {
+    snprintf(err, err_size, "model: %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(err, err_size, "model: %s is %s, not an MJCF file", path,
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
+    return NULL;
+  }
   char mjerr[512] = "";
   mjModel *m = load_trapped(path, NULL, mjerr, sizeof mjerr);
   if (!m) {

@@ -22,7 +22,8 @@ extern const mdv_embedded_file mdv_embedded_files[];
 const mdv_embedded_file *mdv_embedded(const char *name);
 
 /* Load the embedded MJCF file `builtin` (through a one-file VFS) when path is NULL, else the MJCF file
- * at path; return the model, or NULL with a message naming the file in err and in *code (when not NULL)
+ * at path, which must be a regular file (a directory or a FIFO is refused before MuJoCo opens it); return
+ * the model, or NULL with a message naming the file in err and in *code (when not NULL)
  * MDVEC_ERR_NOMEM when loading ran out of memory, else MDVEC_ERR_MODEL. MuJoCo's errors
  * on this thread are trapped meanwhile. */
 mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *err, size_t err_size);

@@ -45,9 +45,10 @@ void mdv_trap_end(mdv_trap *trap) {
 }
 
 int mdv_trap_is_nomem(const char *message) {
-  static const char *const kWords[] = {"allocate", "out of memory", "bad_alloc", "Out of memory"};
-  for (size_t k = 0; message && k < sizeof kWords / sizeof kWords[0]; k++) {
-    if (strstr(message, kWords[k])) return 1;
-  }
-  return 0;
+  if (!message) return 0;
+  if (strstr(message, "allocate") || strstr(message, "bad_alloc")) return 1;  /* malloc failed */
+  /* "out of memory" alone: ours (a probe, a scratch) yes; MuJoCo's mjData arena overflowing
+   * ("mj_stackAlloc: out of memory ... increase <size memory=...>") is the model's size, not the machine's */
+  return strstr(message, "out of memory") && !strstr(message, "mj_stackAlloc") && !strstr(message, "arena") &&
+         !strstr(message, "memory=");
 }

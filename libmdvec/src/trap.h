@@ -34,8 +34,9 @@ void mdv_trap_begin(mdv_trap *trap);
 /* End the region and restore the thread's previous handler (also after an error). */
 void mdv_trap_end(mdv_trap *trap);
 
-/* Return nonzero when a trapped MuJoCo message reports a failed allocation ("Could not allocate ...",
- * a C++ bad_alloc inside the loader), which the caller reports as MDVEC_ERR_NOMEM. */
+/* Return nonzero when a message reports a failed allocation ("Could not allocate ...", a C++ bad_alloc
+ * inside the loader, mdvec's own "out of memory"), which the caller reports as MDVEC_ERR_NOMEM; an mjData
+ * arena too small for the model ("mj_stackAlloc: out of memory ...") is not one. */
 int mdv_trap_is_nomem(const char *message);
 
 #endif /* MDV_TRAP_H */

@@ -28,6 +28,11 @@ def prepare(variant: str, model: str | Path | None, options: dict[str, Any]) -> 
     """
     config = TaskConfig.from_kwargs(**options)
     out = dict(options)
+    if model is not None and Path(model).exists() and not Path(model).is_file():
+        path = Path(model)  # a directory or a FIFO: say so (MuJoCo would read "over 2GB" or block)
+        if path.is_dir():
+            raise IsADirectoryError(f"model: {path} is a directory, not an MJCF file")
+        raise ValueError(f"model: {path} is not a regular file (a FIFO or a device), not an MJCF file")
     if model is not None:
         out["model_path"] = str(resolve_path(variant, model))
     else:

@@ -14,6 +14,7 @@ import math
 import numbers
 import operator
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -62,6 +63,21 @@ def _is_int(value: Any) -> bool:
 def _is_real(value: Any) -> bool:
     """True for Python and numpy reals (ints included), False for bools."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+# The library's messages name its C calls; the binding's errors name the Python ones.
+_PY_NAMES = {"mdvec_reset_with_params": "reset_with_params()", "mdvec_reset_envs": "reset_envs()",
+             "mdvec_reset": "reset()", "mdvec_step_typed": "step()", "mdvec_step": "step()",
+             "mdvec_get_state": "get_state()", "mdvec_seed": "reset(seed=...)", "mdvec_create": "VecEnv()",
+             "mdvec_config_default": "VecEnv()"}
+
+
+def _python_message(message: str, call: str | None = None) -> str:
+    """A library message with Python names: its leading "mdvec_x: " becomes "call: ", other C calls
+    (e.g. "call mdvec_reset first") their Python counterparts."""
+    if call:
+        message = re.sub(r"^mdvec_\w+: ", f"{call}: ", message)
+    return re.sub(r"\bmdvec_\w+\b", lambda m: _PY_NAMES.get(m.group(0), m.group(0)), message)
 
 
 def _text(value: bytes | None) -> str | None:
@@ -334,7 +350,7 @@ class _Handle:
         handle = ctypes.c_void_p()
         code = L.mdvec_create(ctypes.byref(handle), ctypes.byref(c), err, len(err))
         if code != _lib.OK:
-            raise _lib.error(code, err.value.decode())
+            raise _lib.error(code, _python_message(err.value.decode()))
         self.ptr = handle
         self.memory = _Memory(handle)
         self._step_fn = L.mdvec_step_typed
@@ -379,10 +395,10 @@ class _Handle:
         self._f32 = np.dtype(np.float32)
         self._f64 = np.dtype(np.float64)
 
-    def check(self, code: int) -> None:
-        """Raise the handle's message when code is an error."""
+    def check(self, code: int, call: str | None = None) -> None:
+        """Raise the handle's message (in Python names, from ``call``) when code is an error."""
         if code != _lib.OK:
-            raise _lib.error(code, lib().mdvec_errmsg(self.ptr).decode())
+            raise _lib.error(code, _python_message(lib().mdvec_errmsg(self.ptr).decode(errors="replace"), call))
 
     def live(self) -> ctypes.c_void_p:
         """Return the handle, or raise when it was closed."""
@@ -397,14 +413,14 @@ class _Handle:
         if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous
                 and (a.dtype == self._f32 or a.dtype == self._f64)):
             a = np.asarray(actions)
-            if a.dtype.kind != "f":
+            if a.dtype.kind != "f":  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
                 raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
             if a.shape != self.act_shape:
                 raise ValueError(f"actions: expected shape {self.act_shape}, got {a.shape}")
             a = np.ascontiguousarray(a, a.dtype if a.dtype in (self._f32, self._f64) else self._f64)
         code = self._step_fn(ptr, a.ctypes.data, _lib.DTYPE_F32 if a.dtype == self._f32 else _lib.DTYPE_F64)
         if code:
-            self.check(code)
+            self.check(code, "step")
         return a
 
     def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
@@ -429,7 +445,7 @@ class _Handle:
                     raise ValueError(f"seeds: env {i}'s seed must be None or an integer in [0, 2**64), got {s!r}")
                 seeds_arr[i], has_arr[i] = int(s), 1
         addr = (lambda arr: None if arr is None else arr.ctypes.data)
-        self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)))
+        self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)), "reset")
 
     def reset_with_params(self, i: int, params: Any) -> np.ndarray:
         """Reset env i with a task's episode parameters; return a copy of its first observation."""
@@ -437,7 +453,7 @@ class _Handle:
         if self.hooks is None or not hasattr(self.hooks, "pack_params"):
             raise ValueError(f"reset_with_params: task {self.spec.task!r} takes no episode parameters")
         p, keep = self.hooks.pack_params(params, self.dims)
-        self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)))
+        self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)), "reset_with_params")
         del keep  # the arrays had to outlive the call
         return self.obs[i].copy()
 
@@ -456,7 +472,7 @@ class _Handle:
             raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
         size = lib().mdvec_state_size(ptr, int(sig))
         out = np.zeros(size, np.float64)
-        self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size))
+        self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size), "get_state")
         return out
 
     def model_path(self) -> Path:
@@ -720,8 +736,12 @@ class Env(_HandleOwner):
         return self._h.reset_with_params(0, params)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, dict[str, Any]]:
-        """Apply one action (act_dim values); return obs, reward, done, info."""
+        """Apply one action (act_dim numbers: a list of ints too, as DuckEnv); return obs, reward, done, info."""
         a = np.asarray(action)
+        if a.dtype.kind in "biu":  # DuckEnv takes np.asarray(action, np.float64)
+            a = a.astype(np.float64)
+        elif a.dtype.kind != "f":
+            raise TypeError(f"action: expected numbers, got dtype {a.dtype}")
         if a.shape != (self.nu,):
             raise ValueError(f"action: expected shape ({self.nu},), got {a.shape}")
         self._h.step(a.reshape(1, self.nu))

@@ -30,7 +30,7 @@ static int create_with(void (*edit)(mdvec_config_t *), char *err, size_t n) {
 }
 
 static void zero_envs(mdvec_config_t *c) { c->num_envs = 0; }
-static void too_many_threads(mdvec_config_t *c) { c->threads = MDVEC_THREAD_BUDGET + 1; }
+static void too_many_threads(mdvec_config_t *c) { c->threads = MDVEC_THREAD_BUDGET + 1; c->num_envs = 16; }
 static void overcommit(mdvec_config_t *c) { c->threads = MDVEC_THREAD_BUDGET + 1; c->allow_overcommit = 1; c->num_envs = 9; }
 static void bad_reward(mdvec_config_t *c) { c->reward = 3; }
 static void bad_variant(mdvec_config_t *c) { c->variant = "wobbly"; }

@@ -427,6 +427,7 @@ static void test_physics_error_ends_one_episode(void) {
   error_run raise = run_to_error(path, MDVEC_AUTORESET_SAME_STEP, MDVEC_ON_ERROR_RAISE);
   int i = raise.env;
   CHECK_THAT("raise: an env fails within 100 steps", i >= 0 && raise.code == MDVEC_ERR_PHYSICS);
+  if (i < 0 || raise.code != MDVEC_ERR_PHYSICS) fprintf(stderr, "  env %d code %d steps %d: %s\n", i, raise.code, raise.steps, raise.h ? mdvec_errmsg(raise.h) : "");
   if (i < 0) return;
   CHECK_THAT("raise: error count", mdvec_error_count(raise.h) == 1 && strstr(mdvec_env_error(raise.h, i), "mj_stackAlloc"));
   CHECK_THAT("raise: next step refused", mdvec_step(raise.h, actions) == MDVEC_ERR_STATE);
@@ -555,7 +556,113 @@ static void test_warnings_counted_not_logged(void) {
   mdvec_destroy(h);
 }
 
+/*---------------------------------- 8. Smaller checks ---------------------------------------------*/
+
+/* Reset one env whose push draw needs a 32 MB scratch (choice's tail shuffle over 4e6 steps) with
+ * 16 MB of address space left: the reset fails (out of memory), it does not reuse old push steps. */
+static int reset_without_choice_scratch(const void *arg, char *msg, size_t n) {
+  (void)arg;
+  static const mdvec_option_t opts[] = {{"episode_len", "4000000"}, {"push_window", "0,4000000"},
+                                        {"n_pushes", "100000"}};
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.options = opts;
+  cfg.n_options = 3;
+  mdvec_t *h = NULL;
+  if (mdvec_create(&h, &cfg, msg, n) != MDVEC_OK) return 1000;
+  struct rlimit rl = {(rlim_t)(vm_size() + 16.0 * 1024 * 1024), RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &rl)) return 1001;
+  int code = mdvec_reset(h);
+  snprintf(msg, n, "%s", mdvec_errmsg(h));
+  rl.rlim_cur = RLIM_INFINITY;
+  setrlimit(RLIMIT_AS, &rl);
+  if (code != MDVEC_OK && mdvec_reset(h) != MDVEC_OK) code = 1002;  /* with memory again, it resets */
+  mdvec_destroy(h);
+  return code;
+}
+
+typedef struct { int num_envs, threads, overcommit; const char *path; const mdvec_option_t *opts; int n_opts; } plain;
+
+/* Create (and destroy) a handle; return the code, message in msg (the threads it runs in msg on success). */
+static int create_plain(const void *arg, char *msg, size_t n) {
+  const plain *p = arg;
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.num_envs = p->num_envs;
+  cfg.threads = p->threads;
+  cfg.allow_overcommit = p->overcommit;
+  cfg.model_path = p->path;
+  cfg.options = p->opts;
+  cfg.n_options = p->n_opts;
+  mdvec_t *h = NULL;
+  int code = mdvec_create(&h, &cfg, msg, n);
+  if (code == MDVEC_OK) {
+    mdvec_spec_t spec = {.struct_size = sizeof spec};
+    mdvec_spec(h, &spec);
+    snprintf(msg, n, "%d", spec.threads);
+  }
+  mdvec_destroy(h);
+  return code;
+}
+
+/* Run first: later tests leave freed memory in the heap, where a 32 MB scratch could still be found. */
+static void test_push_draw_without_memory(void) {
+  if (SANITIZED) return;
+  outcome o = in_child(0, reset_without_choice_scratch, NULL, NULL);
+  CHECK_THAT("push draw without memory: the reset fails as NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM &&
+                                                                    strstr(o.msg, "push steps"));
+  if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+}
+
+static void test_smaller_checks(void) {
+
+  static const mdvec_option_t many[] = {{"episode_len", "1000000"}, {"push_window", "0,1000000"},
+                                        {"n_pushes", "100000"}};
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.options = many;
+  cfg.n_options = 3;
+  mdvec_t *h = NULL;
+  char err[1024];
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK);
+  if (h) {
+    double t0 = now();
+    CHECK(mdvec_reset(h) == MDVEC_OK && mdvec_reset(h) == MDVEC_OK);
+    double reset = (now() - t0) / 2;
+    static double actions[NU];
+    t0 = now();
+    for (int k = 0; k < 20; k++) mdvec_step(h, actions);
+    double step = (now() - t0) / 20;
+    CHECK_THAT("1e5 pushes: a reset takes well under 0.2 s (no quadratic sort)", reset < 0.2);
+    CHECK_THAT("1e5 pushes: a step does not scan them", step < 0.01);
+    printf("  1e5 pushes: reset %.4f s, step %.6f s\n", reset, step);
+    mdvec_destroy(h);
+  }
+
+  plain p = {2, 8, 0, NULL, NULL, 0};
+  outcome o = {1, 0, create_plain(&p, err, sizeof err), 0, ""};
+  CHECK_THAT("2 envs, 8 threads asked: 2 threads run", o.code == MDVEC_OK && !strcmp(err, "2"));
+  p = (plain){1500, 1025, 1, NULL, NULL, 0};
+  double t0 = now();
+  int code = create_plain(&p, err, sizeof err);
+  CHECK_THAT("1025 threads with overcommit: refused before building 1500 envs",
+             code == MDVEC_ERR_CONFIG && strstr(err, "threads") && now() - t0 < 0.5);
+
+  p = (plain){1, 1, 0, "/tmp", NULL, 0};
+  code = create_plain(&p, err, sizeof err);
+  CHECK_THAT("a directory as model: named so", code == MDVEC_ERR_MODEL && strstr(err, "directory"));
+  char fifo[256];
+  snprintf(fifo, sizeof fifo, "/tmp/mdvec_test_hardening_%d.fifo", (int)getpid());
+  if (mkfifo(fifo, 0600) == 0) {
+    p = (plain){1, 1, 0, fifo, NULL, 0};
+    o = in_child(0, create_plain, &p, NULL);  /* before the check, MuJoCo's open blocked forever */
+    CHECK_THAT("a FIFO as model: refused, no hang", o.ran && o.code == MDVEC_ERR_MODEL && strstr(o.msg, "FIFO"));
+    remove(fifo);
+  }
+}
+
 int main(void) {
+  test_push_draw_without_memory();
   test_sizes_are_bounded();
   test_out_of_memory_is_an_error();
   test_fork_child_refused();
@@ -563,5 +670,6 @@ int main(void) {
   test_create_from_threads();
   test_physics_error_ends_one_episode();
   test_warnings_counted_not_logged();
+  test_smaller_checks();
   return check_summary("test_hardening");
 }

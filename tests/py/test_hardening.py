@@ -423,3 +423,89 @@ def test_mujoco_warnings_are_counted_not_logged(tmp_path: Path) -> None:
     assert all(c > 0 for c in eval(counts)) and dtype == "uint64", r.stdout
     assert "WARNING" not in r.stdout + r.stderr  # nothing printed
     assert not list(work.iterdir()), "MuJoCo wrote " + ", ".join(p.name for p in work.iterdir())
+
+
+# ------------------------------------------------------------------------------------ 8. smaller checks
+
+def test_many_pushes_reset_fast_and_match_the_reference() -> None:
+    import time
+
+    with mdvec.VecEnv(1, threads=1, episode_len=10**6, push_window=(0, 10**6), n_pushes=10**5) as env:
+        t = time.perf_counter()
+        env.reset()
+        assert time.perf_counter() - t < 0.2  # was 2.5 s: an insertion sort
+        t = time.perf_counter()
+        for _ in range(10):
+            env.step(np.zeros((1, 14)))
+        assert (time.perf_counter() - t) / 10 < 0.01  # a step no longer scans every push
+    from mdvec.reference import DuckEnv
+
+    opts = dict(episode_len=400, push_window=(0, 400), n_pushes=150, push_speed=(0.05, 0.2))
+    ref, env = DuckEnv(seed=11, **opts), mdvec.Env(seed=11, **opts)
+    assert np.array_equal(ref.reset(), env.reset())
+    for t in range(400):
+        a = np.full(14, 0.1 * np.sin(0.1 * t))
+        r, g = ref.step(a), env.step(a)
+        assert np.array_equal(r[0], g[0]) and r[1] == g[1] and r[3]["pushed"] == g[3]["pushed"], t
+
+
+def test_given_pushes_unsorted_and_repeated_match_the_reference() -> None:
+    import dataclasses
+
+    from mdvec.reference import DuckEnv
+
+    ref, env = DuckEnv(seed=3), mdvec.Env(seed=3)
+    ref.reset()
+    params = dataclasses.replace(ref.params, push_steps=np.array([40, 12, 40], np.int64),
+                                 push_vel=np.array([[0.3, -0.1], [0.2, 0.25], [-0.35, 0.05]]))
+    assert np.array_equal(ref.reset_with_params(params), env.reset_with_params(params))
+    for t in range(80):
+        r, g = ref.step(np.zeros(14)), env.step(np.zeros(14))
+        assert np.array_equal(r[0], g[0]) and r[3]["pushed"] == g[3]["pushed"], t
+
+
+def test_threads_capped_and_checked_first() -> None:
+    import time
+
+    with mdvec.VecEnv(2, threads=8) as env:
+        assert env.threads == 2 and env.spec.threads == 2  # as ProcVecEnv: min(workers, num_envs)
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="threads"):
+        mdvec.VecEnv(1500, threads=1025, allow_overcommit=True)
+    assert time.perf_counter() - t < 1  # refused before building 1500 envs
+
+
+def test_model_paths_that_are_not_files(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError, match="directory"):
+        mdvec.VecEnv(1, model=tmp_path)
+    fifo = tmp_path / "duck.xml"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        mdvec.VecEnv(1, model=fifo)
+
+
+def test_env_step_takes_a_list_of_ints() -> None:
+    from mdvec.reference import DuckEnv
+
+    ref, env = DuckEnv(seed=1), mdvec.Env(seed=1)
+    ref.reset()
+    env.reset()
+    r, g = ref.step([0] * 14), env.step([0] * 14)
+    assert np.array_equal(r[0], g[0]) and r[1] == g[1]
+    with pytest.raises(TypeError, match="action"):
+        env.step(["0"] * 14)
+    with mdvec.VecEnv(2, threads=1) as venv:  # as ProcVecEnv: float arrays only
+        venv.reset()
+        with pytest.raises(TypeError, match="actions"):
+            venv.step(np.zeros((2, 14), np.int32))
+
+
+def test_messages_name_python_calls() -> None:
+    with mdvec.VecEnv(2, threads=1) as env:
+        with pytest.raises(mdvec.MdvecError) as e:
+            env.step(np.zeros((2, 14)))
+        assert "mdvec_" not in str(e.value) and "reset()" in str(e.value), str(e.value)
+        env.reset()
+        with pytest.raises(ValueError) as e:
+            env.step(np.full((2, 14), np.nan))
+        assert str(e.value).startswith("step: "), str(e.value)

@@ -25,7 +25,7 @@ enum { O_SUBSTEPS, O_EPISODE_LEN, O_ACTION_SCALE, O_N_PUSHES, O_PUSH_WINDOW, O_P
 /* Bounds of the options that size per-env memory (docs/duck_task.md section 2): far beyond any use,
  * small enough that no option can make an env cost more than a few MB. */
 #define LATENCY_MAX 10000    /* latency queue: LATENCY_MAX x nu doubles per env (1.1 MB for the duck) */
-#define PUSHES_MAX 100000    /* push tables: 28 bytes per push per env (2.8 MB) */
+#define PUSHES_MAX 100000    /* push tables: 40 bytes per push per env (4 MB) */
 
 static const mdv_option_decl kOptions[O_COUNT] = {
   [O_SUBSTEPS] = {"substeps", MDVEC_OPT_INT, "10", 1, 10000, NULL, "mj_step calls per env step"},
@@ -222,6 +222,7 @@ static void duck_env_free(void *env) {
   if (e->m) mj_deleteModel(e->m);
   free(e->push_steps);
   free(e->push_vel);
+  free(e->push_sort);
   free(e->dr.mass_scale);
   free(e->qpos);
   free(e->qvel);
@@ -245,6 +246,7 @@ static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
   }
   e->push_steps = calloc(np > 0 ? np : 1, sizeof(int64_t));
   e->push_vel = calloc(np > 0 ? 2 * np : 1, sizeof(double));
+  e->push_sort = calloc(np > 0 ? np : 1, sizeof *e->push_sort);
   e->dr.mass_scale = calloc((size_t)sh->tm.nbody, sizeof(double));
   e->qpos = calloc(nu, sizeof(double));
   e->qvel = calloc(nu, sizeof(double));
@@ -253,7 +255,7 @@ static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
   e->action = calloc(nu, sizeof(double));
   e->raw = calloc(6 + 3 * nu, sizeof(double));
   e->scratch = calloc(6 + 2 * nu, sizeof(double));
-  if (!e->push_steps || !e->push_vel || !e->dr.mass_scale || !e->qpos || !e->qvel ||
+  if (!e->push_steps || !e->push_vel || !e->push_sort || !e->dr.mass_scale || !e->qpos || !e->qvel ||
       !e->queue || !e->prev_action || !e->action || !e->raw || !e->scratch) {
     duck_env_free(e);
     snprintf(err, n, "out of memory");
@@ -347,12 +349,26 @@ static void start(mdv_duck *e, mdv_pcg64 *rng, const mdv_out *out) {
     mj_forward(m, d);
   }
   e->t = 0;
+  e->push_next = 0;
   e->stage1_ready = 0;
   e->queue_head = 0;
   memset(e->prev_action, 0, sizeof(double) * (size_t)tm->nu);
   memset(e->queue, 0, sizeof(double) * (size_t)sh->queue_cap * (size_t)tm->nu);
   memset(e->action, 0, sizeof(double) * (size_t)tm->nu);
   observe(e, e->action, rng, out->obs);  /* the duck has no reset info */
+}
+
+/* Ascending int64. */
+static int cmp_int64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Ascending step, then ascending index: a stable order of the pushes. */
+static int cmp_push(const void *a, const void *b) {
+  const mdv_duck_push *x = a, *y = b;
+  if (x->step != y->step) return (x->step > y->step) - (x->step < y->step);
+  return (x->k > y->k) - (x->k < y->k);
 }
 
 /* Draw an episode's parameters (docs/duck_task.md section 4, step 1), then start it. */
@@ -376,14 +392,10 @@ static void duck_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
     }
   }
   int lo = cfg->push_window[0], hi = cfg->push_window[1];
-  mdv_pcg64_choice(rng, hi - lo, np, e->push_steps);
+  if (mdv_pcg64_choice(rng, hi - lo, np, e->push_steps) != 0)  /* its scratch: (hi - lo) x 8 bytes */
+    mju_error("duck reset: could not allocate the scratch to draw %d push steps from %d", np, hi - lo);  /* trapped */
   for (int k = 0; k < np; k++) e->push_steps[k] += lo;
-  for (int k = 1; k < np; k++) {  /* np.sort: ascending */
-    int64_t v = e->push_steps[k];
-    int j = k;
-    for (; j > 0 && e->push_steps[j - 1] > v; j--) e->push_steps[j] = e->push_steps[j - 1];
-    e->push_steps[j] = v;
-  }
+  qsort(e->push_steps, (size_t)np, sizeof *e->push_steps, cmp_int64);  /* np.sort (distinct values) */
   double *vel = e->push_vel;  /* speeds, then angles, are drawn as two arrays, as numpy does */
   for (int k = 0; k < np; k++) vel[2 * k] = mdv_pcg64_uniform(rng, cfg->push_speed[0], cfg->push_speed[1]);
   for (int k = 0; k < np; k++) vel[2 * k + 1] = mdv_pcg64_uniform(rng, 0.0, kTwoPi);
@@ -449,10 +461,15 @@ static void duck_reset_with_params(void *env, const mdvec_params_t *p, mdv_pcg64
   e->latency = p->latency;
   memcpy(e->qpos, p->qpos, sizeof(double) * (size_t)nu);
   memcpy(e->qvel, p->qvel, sizeof(double) * (size_t)nu);
-  for (int k = 0; k < p->n_pushes; k++) {
-    e->push_steps[k] = p->push_steps[k];
-    e->push_vel[2 * k] = p->push_vel[2 * k];
-    e->push_vel[2 * k + 1] = p->push_vel[2 * k + 1];
+  /* stored by step (stable: the reference adds same-step shoves in index order), so a step finds its
+   * shoves with a cursor instead of a pass over all of them */
+  for (int k = 0; k < p->n_pushes; k++) e->push_sort[k] = (mdv_duck_push){p->push_steps[k], k};
+  qsort(e->push_sort, (size_t)p->n_pushes, sizeof *e->push_sort, cmp_push);
+  for (int j = 0; j < p->n_pushes; j++) {
+    int k = e->push_sort[j].k;
+    e->push_steps[j] = p->push_steps[k];
+    e->push_vel[2 * j] = p->push_vel[2 * k];
+    e->push_vel[2 * j + 1] = p->push_vel[2 * k + 1];
   }
   if (e->sh->cfg.dr) {
     memcpy(e->dr.servo, p->servo, sizeof e->dr.servo);
@@ -484,13 +501,13 @@ static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg
     applied = e->scratch;
   }
   for (int i = 0; i < nu; i++) d->ctrl[i] = tm->ctrl_home[i] + cfg->action_scale * applied[i];
-  int pushed = 0;
-  for (int k = 0; k < cfg->n_pushes; k++) {
-    if (e->push_steps[k] == e->t) {
-      d->qvel[tm->free_dof] += e->push_vel[2 * k];
-      d->qvel[tm->free_dof + 1] += e->push_vel[2 * k + 1];
-      pushed = 1;
-    }
+  int pushed = 0, np = cfg->n_pushes;  /* push_steps ascend: the shoves of step t are at the cursor */
+  while (e->push_next < np && e->push_steps[e->push_next] < e->t) e->push_next++;
+  for (; e->push_next < np && e->push_steps[e->push_next] == e->t; e->push_next++) {
+    int k = e->push_next;
+    d->qvel[tm->free_dof] += e->push_vel[2 * k];
+    d->qvel[tm->free_dof + 1] += e->push_vel[2 * k + 1];
+    pushed = 1;
   }
   /* The reference runs substeps x mj_step, then mj_forward for the observation. That final pass
    * feeds nothing forward (MuJoCo keeps no warm start from it), so only the stages the observation

@@ -101,6 +101,11 @@ typedef struct mdv_duck_shared_ { /* read-only after create, shared by every env
 
 /*---------------------------------- One env -------------------------------------------------------*/
 
+typedef struct mdv_duck_push_ {   /* one shove, for ordering given episode parameters */
+  int64_t step;                   /* the step it lands on */
+  int32_t k;                      /* its index in the parameters */
+} mdv_duck_push;
+
 typedef struct mdv_duck_ {        /* one env: its own model copy, data and episode state */
   const mdv_duck_shared *sh;      /* the shared part */
   mjModel *m;                     /* this env's model copy (domain randomisation writes here) */
@@ -111,8 +116,10 @@ typedef struct mdv_duck_ {        /* one env: its own model copy, data and episo
   int queue_head;                 /* oldest entry of the latency queue */
   double init_noise;              /* reset noise half-width of this episode */
   double noise_scale;             /* sensor-noise scale of this episode */
-  int64_t *push_steps;            /* (n_pushes) steps the shoves land on */
-  double *push_vel;               /* (n_pushes x 2) shove velocities */
+  int64_t *push_steps;            /* (n_pushes) steps the shoves land on, ascending */
+  double *push_vel;               /* (n_pushes x 2) shove velocities, in the same order */
+  mdv_duck_push *push_sort;       /* (n_pushes) scratch: reset_with_params orders the given shoves by step */
+  int push_next;                  /* the first shove not yet applied (a cursor into push_steps) */
   mdv_duck_dr dr;                 /* model factors of this episode */
   double *qpos;                   /* (nu) actuated qpos after noise */
   double *qvel;                   /* (nu) actuated qvel after noise */
