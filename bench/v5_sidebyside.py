@@ -111,6 +111,7 @@ BARE_C = r"""
  * either engine (state sizes checked at create). Also: mdvec_step_typed and mdvec_get_state in C loops. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,6 +189,8 @@ typedef struct bare {
   const unsigned char *resets; /* this step's (n) */
   const double *states;        /* this step's (n, k) recorded states (used where resets[i]) */
   int k;                       /* state size: nq + nv + nv (qpos, qvel, qacc_warmstart) */
+  int dynamic;                 /* 0: env i on thread i mod T (as mdvec); 1: threads take the next env from a counter */
+  atomic_int next;             /* dynamic: the next env to take */
 } bare;
 
 static void set_env(bare *b, int i, const double *x) {
@@ -207,11 +210,20 @@ static void step_env(bare *b, int i) {
 static void job(void *ctx, int t, int T) {
   bare *b = ctx;
   size_t k = (size_t)b->k;
+  if (b->dynamic) {
+    for (int i; (i = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed)) < b->n;) {
+      if (b->resets[i]) set_env(b, i, b->states + (size_t)i * k);
+      else step_env(b, i);
+    }
+    return;
+  }
   for (int i = t; i < b->n; i += T) {
     if (b->resets[i]) set_env(b, i, b->states + (size_t)i * k);
     else step_env(b, i);
   }
 }
+
+void bare_set_dynamic(bare *b, int dynamic) { b->dynamic = dynamic; }
 
 void bare_destroy(bare *b) {
   if (!b) return;
@@ -265,6 +277,7 @@ void bare_run(bare *b, const double *actions, const unsigned char *resets, const
     b->actions = actions + (size_t)s * (size_t)b->n * (size_t)b->nu;
     b->resets = resets + (size_t)s * (size_t)b->n;
     b->states = states + (size_t)s * (size_t)b->n * k;
+    atomic_store_explicit(&b->next, 0, memory_order_relaxed); /* published by mdv_pool_run */
     mdv_pool_run(b->pool, job, b);
   }
 }
@@ -329,6 +342,7 @@ class Shim:
         L.bare_rewind.restype, L.bare_rewind.argtypes = None, [vp, vp]
         L.bare_states.restype, L.bare_states.argtypes = None, [vp, vp]
         L.bare_state_size.restype, L.bare_state_size.argtypes = i, [vp]
+        L.bare_set_dynamic.restype, L.bare_set_dynamic.argtypes = None, [vp, i]
         L.mdvec_states.restype, L.mdvec_states.argtypes = i, [vp, vp, i, ctypes.c_uint, vp, ctypes.c_size_t]
         L.bare_destroy.restype, L.bare_destroy.argtypes = None, [vp]
         L.mdvec_loop.restype, L.mdvec_loop.argtypes = i, [vp, vp, vp, ctypes.c_size_t, i, i]
@@ -592,7 +606,7 @@ class BareCell(Cell):
     kind = "bare"
 
     def __init__(self, label: str, shim: Shim, engine_path: str, xml: str, n: int, threads: int, frame_skip: int,
-                 sizes: tuple[int, int, int]) -> None:
+                 sizes: tuple[int, int, int], dynamic: bool = False) -> None:
         super().__init__(label, threads)
         self.shim, self.n = shim, n
         eng, version = shim.engine(engine_path)
@@ -601,13 +615,15 @@ class BareCell(Cell):
         if not self.b:
             raise RuntimeError(err.value.decode())
         self.k = shim.lib.bare_state_size(self.b)
+        shim.lib.bare_set_dynamic(self.b, int(dynamic))
         if self.k != sizes[0] + 2 * sizes[1]:
             raise RuntimeError(f"state size {self.k}, expected nq + 2 nv = {sizes[0] + 2 * sizes[1]}")
         self.version = version
         self.replay: list[float] = []  # per window: max |qpos, qvel - mdvec's| at its end (0.0: bit for bit)
         self.notes = {"api": "bare C loop on mdvec's pool: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
                              "mdvec's recorded resets", "engine": engine_path, "mujoco": version, "xml": xml,
-                      "frame_skip": frame_skip}
+                      "frame_skip": frame_skip,
+                      "envs_to_threads": "next env from a shared counter" if dynamic else "env i on thread i mod T"}
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
         if rd is not None:
@@ -773,6 +789,9 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
         add(f"EnvPool T={t}", lambda t=t: EnvPoolCell(task, n, t, args.seed))
         add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, sizes))
         add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs))
+        if t > 1:
+            add(f"bare dyn T={t}", lambda t=t: BareCell("bare dyn", shim, engines["mujoco"]["path"], xml, n, t, fs,
+                                                        sizes, dynamic=True))
         if asyncs is not None:
             add(f"async T={t}", lambda t=t: AsyncPinned(asyncs, t))
     add("sync T=1", lambda: GymCell(task, n, 1, args.seed, "sync"))
@@ -946,19 +965,21 @@ def summarize(groups: list[dict[str, Any]], args: argparse.Namespace) -> list[di
         for t in args.threads:
             m, mc, mg = cell_of(g, "mdvec", t), cell_of(g, "mdvec C", t), cell_of(g, "mdvec gym", t)
             ep, bare, batch = cell_of(g, "EnvPool", t), cell_of(g, "bare", t), cell_of(g, "batch", t)
+            dyn = cell_of(g, "bare dyn", t)
             sync, asy = cell_of(g, "sync", 1), cell_of(g, "async", t)
             rate = (lambda c: c["median"] if c else None)
             row: dict[str, Any] = {
                 "task": g["task"], "threads": t, "num_envs": g["num_envs"],
                 "mdvec": rate(m), "mdvec_C": rate(mc), "mdvec_gym": rate(mg), "envpool": rate(ep),
-                "bare": rate(bare), "batch": rate(batch), "sync": rate(sync), "async": rate(asy),
+                "bare": rate(bare), "batch": rate(batch), "sync": rate(sync), "async": rate(asy), "bare_dyn": rate(dyn),
                 "engine_ratio": er, "physics_ratio": pr, "reset_fraction_mdvec": g["reset_fraction_mdvec"],
                 "envpool_done_fraction": ep.get("done_fraction") if ep else None}
             for name, (a, b) in {"mdvec_over_bare": (m, bare), "mdvec_C_over_bare": (mc, bare),
                                  "mdvec_gym_over_bare": (mg, bare), "mdvec_over_batch": (m, batch),
                                  "mdvec_over_envpool": (m, ep), "mdvec_gym_over_envpool": (mg, ep),
                                  "envpool_over_bare": (ep, bare), "mdvec_over_sync": (m, sync),
-                                 "mdvec_over_async": (m, asy)}.items():
+                                 "mdvec_over_async": (m, asy), "bare_dyn_over_bare": (dyn, bare),
+                                 "envpool_over_bare_dyn": (ep, dyn)}.items():
                 row[name] = paired_ratio(a, b)
                 row[name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
             # on equal physics: EnvPool's rate divided by its physics' speed relative to mdvec's
@@ -996,6 +1017,16 @@ def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: arg
             f"{_f(r['mdvec_gym_over_envpool'], True)} | {_f(r['mdvec_over_envpool'], True)} | "
             f"{_f(r['physics_ratio'], True)} | {_f(r['mdvec_over_envpool_equal_physics'], True)} | "
             f"{_f(r['bare'])} | {_f(r['batch'])} | {_f(r['sync'])} | {_f(r['async'])} |")
+    dyn_rows = [r for r in rows if r.get("bare_dyn")]
+    if dyn_rows:
+        lines += ["", "Static against dynamic env-to-thread assignment (bare dyn: the bare loop with threads taking "
+                  "the next env from a shared counter; paired wall-clock ratios):", "",
+                  "| task | T | N | bare | bare dyn | bare dyn / bare | EnvPool / bare | EnvPool / bare dyn |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in dyn_rows:
+            lines.append(f"| {r['task']} | {r['threads']} | {r['num_envs']} | {_f(r['bare'])} | {_f(r['bare_dyn'])} | "
+                         f"{_f(r['bare_dyn_over_bare'], True)} | {_f(r['envpool_over_bare'], True)} | "
+                         f"{_f(r['envpool_over_bare_dyn'], True)} |")
     lines += ["", f"Engines: the bare C loop at N = {args.engine_envs}, T = 1 on each engine and model file "
               "(env-steps per CPU-second; ratios per CPU-second, paired by round, wall-clock ones in brackets):", "",
               "| task | mujoco 4, gym xml | EnvPool's engine, gym xml | official old, gym xml | mujoco 4, EnvPool xml "
@@ -1126,7 +1157,8 @@ def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- command line
-BACKENDS = ("mdvec", "mdvec C", "mdvec gym", "EnvPool", "bare", "batch", "sync", "async", "engines")
+BACKENDS = ("mdvec", "mdvec C", "mdvec gym", "EnvPool", "bare", "batch", "sync", "async", "engines", "bare dyn")
+DEFAULT_BACKENDS = BACKENDS[:-1]  # "bare dyn" (bare with dynamic env-to-thread assignment, T > 1) on request
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -1158,8 +1190,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if unknown:
         p.error(f"--tasks: unknown {unknown}; choose from {','.join(TASKS)}")
     quick = {"envs": (8,), "window_seconds": 0.05, "rounds": 2,
-             "backends": ",".join(b for b in BACKENDS if b != "batch")}
-    full = {"envs": (8, 64), "window_seconds": 0.15, "rounds": 8, "backends": ",".join(BACKENDS)}
+             "backends": ",".join(b for b in DEFAULT_BACKENDS if b != "batch")}
+    full = {"envs": (8, 64), "window_seconds": 0.15, "rounds": 8, "backends": ",".join(DEFAULT_BACKENDS)}
     for k, v in (quick if a.quick else full).items():
         if getattr(a, k) is None:
             setattr(a, k, v)
