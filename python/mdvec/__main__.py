@@ -13,27 +13,58 @@ from pathlib import Path
 def _contract(args: argparse.Namespace) -> int:
     from . import contract
 
-    cases = contract.default_cases(quick=args.quick)
-    print(f"equality contract: {len(cases)} cases, C env vs reference env, same draws and actions")
+    try:
+        tasks = contract.select_tasks(args.task)
+    except ValueError as exc:
+        print(f"python -m mdvec contract: {exc}", file=sys.stderr)
+        return 2
+    cases = contract.default_cases(quick=args.quick, tasks=tasks)
+    t0 = time.perf_counter()
+    print(f"equality contract: {len(cases)} cases of {len(tasks)} task{'s' if len(tasks) > 1 else ''}, "
+          f"C env vs reference env, same draws and actions")
     print(f"{'case':44s} {'episodes':>8s} {'obs identical':>17s} {'rewards identical':>19s} {'info miss':>9s} {'max |dobs|':>10s}")
 
     def progress(r: contract.Result) -> None:
+        if r.skipped:
+            print(f"{r.name:44s} skipped: {r.skipped}", flush=True)
+            return
         print(f"{r.name:44s} {r.episodes:8d} {r.obs_identical:>8d}/{r.observations:<8d} "
               f"{r.rewards_identical:>9d}/{r.steps:<9d} {r.info_mismatches:9d} {r.max_abs_obs_diff:10.3g}"
               + (f"  first mismatch: {r.first_mismatch}" if r.first_mismatch else ""), flush=True)
 
     table = contract.report(cases, progress)
+    seconds = time.perf_counter() - t0
+    print()
+    print(f"{'task':26s} {'cases':>5s} {'episodes':>8s} {'values compared':>15s} {'bit-identical':>13s} "
+          f"{'mismatches':>10s}  status")
+    for name, row in table["tasks"].items():
+        status = ("skipped: " + row["skipped"] if row["cases_run"] == 0 else
+                  "EQUAL" if row["passed"] else "NOT EQUAL" if row["mismatches"] else
+                  f"{row['cases'] - row['cases_run']} of {row['cases']} cases skipped: {row['skipped']}")
+        if row["cases_run"] == 0:
+            print(f"{name:26s} {row['cases']:5d} {'-':>8s} {'-':>15s} {'-':>13s} {'-':>10s}  {status}")
+        else:
+            print(f"{name:26s} {row['cases']:5d} {row['episodes']:8d} {row['values']:15d} {row['values_identical']:13d} "
+                  f"{row['mismatches']:10d}  {status}")
     t = table["total"]
+    table["total"]["seconds"] = round(seconds, 2)
     pct = 100.0 * t["obs_identical"] / max(t["observations"], 1)
     print(f"total: {t['episodes']} episodes, {t['observations']} observations, {pct:.2f}% bit-identical, "
           f"{t['rewards_identical']}/{t['steps']} rewards bit-identical, {t['flag_mismatches']} flag and "
           f"{t['info_mismatches']} info mismatches, max |dobs| {t['max_abs_obs_diff']:.3g}, "
           f"max reward rel diff {t['max_reward_rel_diff']:.3g}")
+    print(f"       {t['values_identical']}/{t['values']} values bit-identical; {t['passed']} of {t['cases']} cases "
+          f"passed, {t['skipped']} skipped; {seconds:.1f} s")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(table, indent=2))
         print(f"wrote {args.json}")
-    print("EQUAL" if t["identical"] else "NOT EQUAL")
+    verdict = "EQUAL" if t["identical"] else "NOT EQUAL"
+    if t["skipped"] == t["cases"]:
+        verdict = "NOTHING COMPARED"
+    if t["skipped"]:
+        verdict += f" ({t['skipped']} of {t['cases']} cases skipped, not passed)"
+    print(verdict)
     return 0 if t["identical"] else 1
 
 
@@ -79,8 +110,17 @@ def main(argv: list[str] | None = None) -> int:
                         "min(envs, cores, 8))")
     p.add_argument("--seconds", type=float, default=3.0, help="how long the throughput part runs (default 3)")
     p.set_defaults(func=_demo)
-    p = sub.add_parser("contract", help="compare the C env with the reference, every feature")
-    p.add_argument("--quick", action="store_true", help="one episode per case")
+    from .gym_tasks import GYM_TASKS  # light (contract imports numpy and the library): the names only
+
+    p = sub.add_parser("contract", help="compare the C env with the reference, every feature, every task",
+                       description="Per task, the C env against its reference (the duck: the Python reference and "
+                                   "its Gymnasium/SB3 adapters; each Gymnasium MuJoCo v5 task: make_vec('mdvec/ID') "
+                                   "against Gymnasium's own make_vec(ID, 'sync')), same seeds and actions, every "
+                                   "value compared bit for bit. Exit status 1 when any value differs, 2 for an "
+                                   "unknown --task. Without gymnasium the v5 tasks are listed as skipped.")
+    p.add_argument("--quick", action="store_true", help="one episode (script run) per case, fewer envs")
+    p.add_argument("--task", action="append", metavar="NAME[,NAME...]",
+                   help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}")
     p.add_argument("--json", default=None, help="write the table here")
     p.set_defaults(func=_contract)
     for name, text in FORWARDED.items():  # each has its own argparse (and -h): the rest goes to it untouched

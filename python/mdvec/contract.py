@@ -2,7 +2,12 @@
 
 ``run_case`` plays episodes of one configuration on both backends and counts, per observation,
 reward, flag and info value, how many are bit-identical and how many are merely close (obs within
-1e-6 absolute, reward within 1e-9 relative). ``default_cases`` covers every feature of the task.
+1e-6 absolute, reward within 1e-9 relative). ``default_cases`` covers every feature of the duck and,
+per Gymnasium MuJoCo v5 task (``mdvec.gym_tasks.GYM_TASKS``), ``gymnasium.make_vec("mdvec/<ID>",
+vectorization_mode="vector_entry_point")`` against Gymnasium's own ``make_vec("<ID>", "sync")`` in
+NEXT_STEP and SAME_STEP (``v5_cases``). ``report`` sums the cases per task (``TASKS``): episodes,
+values compared (observation elements, rewards, flags, info values with their masks and dtypes) and
+how many were bit-identical. Without gymnasium the v5 cases are listed as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -15,9 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from .gym_tasks import GYM_TASKS
 from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
 from .vecenv import Env, VecEnv
+
+DUCK = "duck"
+# Every task the contract knows, in report order: --task takes these names.
+TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS)
 
 OBS_TOL = 1e-6
 REWARD_RTOL = 1e-9
@@ -38,8 +48,10 @@ class Case:
     replay: bool = False  # True: the C env replays the reference's drawn params via reset_with_params
     num_envs: int = 1  # > 1: compare VecEnv (autoreset, terminal_obs) with reference envs stepped in a loop
     threads: int = 2
-    kind: str = "env"  # "env" (above), "gym" (Gymnasium vector env) or "sb3" (SB3 VecEnv): see gym_cases
-    autoreset: str = "next_step"  # kind "gym": "next_step", "same_step" or "disabled"
+    kind: str = "env"  # "env" (above), "gym" (Gymnasium vector env), "sb3" (SB3 VecEnv): see gym_cases;
+    #                    "v5" (a Gymnasium MuJoCo v5 task through make_vec): see v5_cases
+    autoreset: str = "next_step"  # kinds "gym"/"v5": "next_step", "same_step" or "disabled"
+    task: str = DUCK  # the task the case belongs to (a name of TASKS)
 
 
 @dataclass
@@ -59,18 +71,31 @@ class Result:
     max_abs_obs_diff: float = 0.0
     max_reward_rel_diff: float = 0.0
     first_mismatch: str = ""
-    info_values: int = 0  # kinds "gym"/"sb3": info entries compared (arrays, masks, per-env values)
+    info_values: int = 0  # kinds "gym"/"sb3"/"v5": info entries compared (arrays, masks, per-env values)
     notes: list[str] = field(default_factory=list)
+    task: str = DUCK
+    values: int = 0  # scalar values compared: obs elements, rewards, flags, info values (masks, dtypes included)
+    values_identical: int = 0  # of which bit-identical (same dtype/type, same bits)
+    skipped: str = ""  # why the case did not run (e.g. gymnasium missing); a skipped case has not passed
 
     @property
     def identical(self) -> bool:
         return (self.obs_identical == self.observations and self.rewards_identical == self.steps
-                and self.flag_mismatches == 0 and self.info_mismatches == 0)
+                and self.flag_mismatches == 0 and self.info_mismatches == 0
+                and self.values_identical == self.values)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["identical"] = self.identical
+        out["passed"] = self.identical and not self.skipped
         return out
+
+    def count(self, ref: Any, got: Any) -> bool:
+        """Add the values of ref/got to ``values``/``values_identical``; True when all are identical."""
+        n, same = count_values(ref, got)
+        self.values += n
+        self.values_identical += same
+        return n == same
 
 
 def _action_batch(kind: str, steps: int, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -95,6 +120,7 @@ class _Tally:
 
     def obs(self, ref: np.ndarray, got: np.ndarray, where: str) -> None:
         self.r.observations += 1
+        self.r.count(ref, got)
         diff = float(np.max(np.abs(ref.astype(np.float64) - got.astype(np.float64)))) if ref.shape == got.shape else math.inf
         self.r.max_abs_obs_diff = max(self.r.max_abs_obs_diff, diff)
         if ref.shape == got.shape and ref.dtype == got.dtype and ref.tobytes() == got.tobytes():
@@ -110,6 +136,9 @@ class _Tally:
         self.obs(r_obs, g_obs, where)
         rel = abs(r_rew - g_rew) / max(abs(r_rew), 1e-300)
         self.r.max_reward_rel_diff = max(self.r.max_reward_rel_diff, rel)
+        self.r.count(np.float64(r_rew), np.float64(g_rew))
+        self.r.count(bool(r_done), bool(g_done))
+        self.r.count({k: r_info[k] for k in sorted(r_info)}, {k: g_info[k] for k in sorted(g_info)})
         if np.float64(r_rew).tobytes() == np.float64(g_rew).tobytes():
             self.r.rewards_identical += 1
         else:
@@ -172,9 +201,13 @@ def _vector(case: Case, result: Result) -> None:
 
 
 def run_case(case: Case) -> Result:
-    """Play the case on both backends and return the counts."""
-    result = Result(case.name)
-    if case.kind == "gym":
+    """Play the case on both backends and return the counts (``skipped`` set when it cannot run here)."""
+    result = Result(case.name, task=case.task)
+    if case.kind == "v5":
+        result.skipped = v5_unavailable()
+        if not result.skipped:
+            _v5_vector(case, result)
+    elif case.kind == "gym":
         _gym_vector(case, result)
     elif case.kind == "sb3":
         _sb3_vector(case, result)
@@ -183,8 +216,33 @@ def run_case(case: Case) -> Result:
     return result
 
 
-def default_cases(quick: bool = False) -> list[Case]:
-    """Return the cases of the report: every reward, feature and variant, the real duck if present."""
+def select_tasks(names: list[str] | None) -> list[str]:
+    """Resolve --task values (repeatable, each may be a comma list) to names of TASKS, in report order.
+
+    None or empty: every task. An unknown name raises ValueError naming it and listing the valid ones.
+    """
+    if not names:
+        return list(TASKS)
+    wanted = [n.strip() for arg in names for n in arg.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in TASKS]
+    if unknown:
+        raise ValueError(f"unknown task{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+                         f"valid tasks: {', '.join(TASKS)}")
+    if not wanted:
+        raise ValueError(f"no task named; valid tasks: {', '.join(TASKS)}")
+    return [t for t in TASKS if t in wanted]
+
+
+def default_cases(quick: bool = False, tasks: list[str] | None = None) -> list[Case]:
+    """Return the cases of the report for ``tasks`` (names of TASKS; None: all): for the duck every
+    reward, feature and variant, its Gymnasium/SB3 adapters and the real duck if present; for each
+    Gymnasium MuJoCo v5 task its make_vec case in NEXT_STEP and SAME_STEP (see v5_cases)."""
+    tasks = select_tasks(tasks)
+    cases = _duck_cases(quick) if DUCK in tasks else []
+    return cases + [c for t in tasks if t != DUCK for c in v5_cases(t, quick)]
+
+
+def _duck_cases(quick: bool) -> list[Case]:
     ep = 1 if quick else 2
     cases = [
         Case("v2 hold-pose", {"reward": "v2"}, ep, actions="zeros"),
@@ -214,7 +272,12 @@ def default_cases(quick: bool = False) -> list[Case]:
 
 
 def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
-    """Run the cases; return the JSON-ready table with totals."""
+    """Run the cases; return the JSON-ready table: ``cases`` (one row per case), ``tasks`` (per task:
+    cases, episodes, values, values_identical, mismatches, skipped reason, passed) and ``total``.
+
+    ``total["identical"]`` is True when no case that ran found a difference (skipped cases are not
+    differences, but neither are they passed: see ``total["skipped"]`` and ``total["passed"]``).
+    """
     rows = []
     for case in cases:
         result = run_case(case)
@@ -222,12 +285,33 @@ def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
         if progress:
             progress(result)
     keys = ("episodes", "steps", "observations", "obs_identical", "obs_within_tol", "rewards_identical",
-            "rewards_within_tol", "flag_mismatches", "info_mismatches")
-    total = {k: sum(r[k] for r in rows) for k in keys}
-    total["max_abs_obs_diff"] = max(r["max_abs_obs_diff"] for r in rows)
-    total["max_reward_rel_diff"] = max(r["max_reward_rel_diff"] for r in rows)
+            "rewards_within_tol", "flag_mismatches", "info_mismatches", "values", "values_identical")
+    total: dict[str, Any] = {k: sum(r[k] for r in rows) for k in keys}
+    total["max_abs_obs_diff"] = max((r["max_abs_obs_diff"] for r in rows), default=0.0)
+    total["max_reward_rel_diff"] = max((r["max_reward_rel_diff"] for r in rows), default=0.0)
     total["identical"] = all(r["identical"] for r in rows)
-    return {"cases": rows, "total": total}
+    total["cases"] = len(rows)
+    total["skipped"] = sum(1 for r in rows if r["skipped"])
+    total["passed"] = sum(1 for r in rows if r["passed"])
+    return {"cases": rows, "tasks": task_table(rows), "total": total}
+
+
+def task_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Sum case rows per task (in TASKS order): cases, episodes, values compared, bit-identical,
+    mismatches (values - identical, plus structural misses the values do not show), skipped, passed."""
+    out: dict[str, dict[str, Any]] = {}
+    for task in [t for t in TASKS if any(r["task"] == t for r in rows)]:
+        mine = [r for r in rows if r["task"] == task]
+        ran = [r for r in mine if not r["skipped"]]
+        values = sum(r["values"] for r in ran)
+        same = sum(r["values_identical"] for r in ran)
+        extra = sum(1 for r in ran if not r["identical"] and r["values"] == r["values_identical"])
+        reasons = sorted({r["skipped"] for r in mine if r["skipped"]})
+        out[task] = {"cases": len(mine), "cases_run": len(ran), "episodes": sum(r["episodes"] for r in ran),
+                     "steps": sum(r["steps"] for r in ran), "values": values, "values_identical": same,
+                     "mismatches": values - same + extra, "skipped": "; ".join(reasons),
+                     "passed": bool(ran) and len(ran) == len(mine) and all(r["identical"] for r in ran)}
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -270,6 +354,53 @@ def same_array(a: Any, b: Any) -> bool:
         return all((x is None and y is None) or (x is not None and y is not None and same_array(x, y))
                    for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
     return a.tobytes() == b.tobytes()
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> int:
+    """How many elements of two arrays of one (non-object) dtype and shape hold the same bytes."""
+    if a.size == 0:
+        return 0
+    x = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, -1)
+    y = np.ascontiguousarray(b).reshape(-1).view(np.uint8).reshape(b.size, -1)
+    return int(np.count_nonzero(np.all(x == y, axis=1)))
+
+
+def count_values(ref: Any, got: Any) -> tuple[int, int]:
+    """Count the scalar values of ``ref`` (dicts, lists, object arrays walked; numpy arrays element by
+    element) and how many ``got`` matches bit for bit with the same dtype / Python type.
+
+    A key on one side only, a None against a value, a dtype or shape difference: counted, not identical.
+    """
+    if isinstance(ref, dict) or isinstance(got, dict):
+        if not (isinstance(ref, dict) and isinstance(got, dict)):
+            return 1, 0
+        n = same = 0
+        for key in set(ref) | set(got):
+            if key not in ref or key not in got:
+                n += 1
+                continue
+            k, s = count_values(ref[key], got[key])
+            n, same = n + k, same + s
+        return n, same
+    if isinstance(ref, (list, tuple)) or isinstance(got, (list, tuple)):
+        if type(ref) is not type(got) or len(ref) != len(got):
+            return max(len(ref) if isinstance(ref, (list, tuple)) else 1, 1), 0
+        n = same = 0
+        for a, b in zip(ref, got):
+            k, s = count_values(a, b)
+            n, same = n + k, same + s
+        return n, same
+    if isinstance(ref, np.ndarray) or isinstance(got, np.ndarray):
+        size = max(getattr(ref, "size", 1), 1)
+        if not (isinstance(ref, np.ndarray) and isinstance(got, np.ndarray)) or ref.dtype != got.dtype \
+                or ref.shape != got.shape:
+            return size, 0
+        if ref.dtype == object:
+            return count_values(ref.ravel().tolist(), got.ravel().tolist())
+        return ref.size, _bits_equal(ref, got)
+    if ref is None or got is None:
+        return 1, int(ref is None and got is None)
+    return 1, int(same_value(ref, got))
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -325,11 +456,14 @@ def vector_script(num_envs: int, seed: int) -> list[tuple[str, Any]]:
             ("reset", {}), ("steps", 5)]
 
 
-def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0) -> None:
+def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0,
+                        actions: Any = None) -> None:
     """Play a script on a reference Gymnasium VectorEnv and an mdvec one, tallying every output.
 
     With autoreset disabled, envs that finished are reset with a reset mask after each step (on both).
+    ``actions(rng, num_envs, act_dim, t)`` makes step t's actions (default: ``_actions``).
     """
+    actions = actions or _actions
     tally = _Tally(result)
     n = got.num_envs
     act_dim = int(np.prod(got.single_action_space.shape))
@@ -339,6 +473,7 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
 
     def check_info(r_info: dict, g_info: dict, where: str) -> None:
         entries, misses = diff_vector_info(r_info, g_info)
+        result.count(r_info, g_info)
         result.info_values += entries
         result.info_mismatches += len(misses)
         if misses:
@@ -349,6 +484,8 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
             tally.obs(r[0][i], g[0][i], f"{where} env {i}")
         if not (same_array(r[0], g[0])):
             tally._miss(f"{where}: obs arrays differ ({r[0].dtype} vs {g[0].dtype})")
+            if r[0].shape[:1] != g[0].shape[:1] or r[0].dtype != g[0].dtype:
+                result.info_mismatches += 1  # rows compared above may hide a dtype/shape difference
         check_info(r[1], g[1], where)
 
     for op, arg in script:
@@ -359,7 +496,7 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
             continue
         for _ in range(arg):
             t += 1
-            a = _actions(rng, n, act_dim, t)
+            a = actions(rng, n, act_dim, t)
             r_obs, r_rew, r_term, r_trunc, r_info = ref.step(a.copy())
             g_obs, g_rew, g_term, g_trunc, g_info = got.step(a.copy())
             where = f"step {t}"
@@ -370,6 +507,7 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
                 result.max_reward_rel_diff = max(result.max_reward_rel_diff, rel)
                 if rel <= REWARD_RTOL:
                     result.rewards_within_tol += 1
+                result.count(r_rew[i], g_rew[i])
                 if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
                     result.rewards_identical += 1
                 else:
@@ -379,6 +517,7 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
                     result.info_mismatches += 1
                     tally._miss(f"{name} array at {where}: {x.dtype}{x.shape} vs {y.dtype}{y.shape}")
             for name, x, y in (("terminated", r_term, g_term), ("truncated", r_trunc, g_trunc)):
+                result.count(x, y)
                 if not same_array(x, y):
                     result.flag_mismatches += 1
                     tally._miss(f"{name} at {where}: {x!r} vs {y!r}")
@@ -442,6 +581,7 @@ def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: 
 
     def check_infos(r: list, g: list, where: str) -> None:
         entries, misses = diff_sb3_infos(r, g, where)
+        result.count(r, g)
         result.info_values += entries
         result.info_mismatches += len(misses)
         if misses:
@@ -472,10 +612,12 @@ def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: 
                 result.max_reward_rel_diff = max(result.max_reward_rel_diff, rel)
                 if rel <= REWARD_RTOL:
                     result.rewards_within_tol += 1
+                result.count(r_rew[i], g_rew[i])
                 if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
                     result.rewards_identical += 1
                 else:
                     tally._miss(f"reward at {where} env {i}: {r_rew[i]!r} vs {g_rew[i]!r}")
+            result.count(r_done, g_done)
             for name, x, y in (("obs", r_obs, g_obs), ("reward", r_rew, g_rew), ("done", r_done, g_done)):
                 if x.dtype != y.dtype or x.shape != y.shape or (name == "done" and not same_array(x, y)):
                     result.flag_mismatches += 1
@@ -502,6 +644,92 @@ def _sb3_vector(case: Case, result: Result) -> None:
     got = make_vec_env(case.num_envs, seed=case.seed, threads=case.threads, **case.cfg)
     try:
         compare_sb3_envs(ref, got, sb3_script(case.seed), result, case.seed)
+    finally:
+        ref.close()
+        got.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# The Gymnasium MuJoCo v5 tasks: gymnasium.make_vec("mdvec/<ID>", vectorization_mode="vector_entry_point",
+# threads=2) against Gymnasium's own make_vec("<ID>", vectorization_mode="sync") over its MuJoCo env, in
+# NEXT_STEP and SAME_STEP, through vector_script (seeded reset, reseeds by int and by list with None, reset
+# masks) with float32 and float64 actions up to 1.5 times the bounds and a short TimeLimit (V5_MAX_STEPS)
+# so that both terminations and truncations happen.
+
+V5_MAX_STEPS = 30
+V5_ACTION_SCALE = 1.5  # actions span 1.5 times the Box (beyond the bounds: episodes terminate sooner)
+
+
+def v5_cases(task: str, quick: bool = False) -> list[Case]:
+    """The make_vec cases of one v5 task (a key of GYM_TASKS): NEXT_STEP and SAME_STEP."""
+    n = 3 if quick else 4
+    ep = 1 if quick else 2  # runs of vector_script (each reseeded differently)
+    return [Case(f"{task} make_vec {mode}", {"max_episode_steps": V5_MAX_STEPS}, ep,
+                 seed=11 + 97 * k, num_envs=n, threads=2, kind="v5", autoreset=mode, task=task)
+            for k, mode in enumerate(("next_step", "same_step"))]
+
+
+_V5_UNAVAILABLE: str | None = None
+
+
+def v5_unavailable() -> str:
+    """Why the v5 cases cannot run here ("" when they can): gymnasium or its MuJoCo envs missing."""
+    global _V5_UNAVAILABLE
+    if _V5_UNAVAILABLE is None:
+        try:
+            import gymnasium  # noqa: F401
+        except ImportError:
+            _V5_UNAVAILABLE = "gymnasium is not installed (pip install 'gymnasium[mujoco]')"
+        else:
+            try:
+                import gymnasium.envs.mujoco.mujoco_env  # noqa: F401
+                import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
+                _V5_UNAVAILABLE = ""
+            except ImportError as exc:
+                _V5_UNAVAILABLE = f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'"
+    return _V5_UNAVAILABLE
+
+
+def _bounded_actions(low: np.ndarray, high: np.ndarray) -> Any:
+    """Actions uniform in the Box widened V5_ACTION_SCALE times about its centre, float32 on even
+    steps and float64 on odd ones (as _actions)."""
+    mid, half = (high.astype(np.float64) + low) / 2, (high.astype(np.float64) - low) / 2 * V5_ACTION_SCALE
+
+    def make(rng: np.random.Generator, num_envs: int, act_dim: int, t: int) -> np.ndarray:
+        a = mid + half * rng.uniform(-1.0, 1.0, (num_envs, act_dim))
+        return a.astype(np.float32) if t % 2 == 0 else a
+
+    return make
+
+
+def _v5_vector(case: Case, result: Result) -> None:
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+
+    import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
+
+    entry = GYM_TASKS[case.task]
+    mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
+            "disabled": AutoresetMode.DISABLED}[case.autoreset]
+    ref = gymnasium.make_vec(entry.gym_id, num_envs=case.num_envs, vectorization_mode="sync",
+                             vector_kwargs={"autoreset_mode": mode}, **case.cfg)
+    got = gymnasium.make_vec(entry.env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
+                             threads=case.threads, autoreset_mode=mode, **case.cfg)
+    try:
+        for what, a, b in (("single_observation_space", ref.single_observation_space, got.single_observation_space),
+                           ("single_action_space", ref.single_action_space, got.single_action_space),
+                           ("autoreset_mode", ref.metadata["autoreset_mode"], got.metadata["autoreset_mode"])):
+            result.values += 1
+            if a == b:
+                result.values_identical += 1
+            else:
+                result.info_mismatches += 1
+                result.first_mismatch = result.first_mismatch or f"{what}: {a!r} vs {b!r}"
+        space = ref.single_action_space
+        actions = _bounded_actions(space.low, space.high)
+        for run in range(case.episodes):  # each run of the script seeded differently
+            seed = case.seed + 1000 * run
+            compare_vector_envs(ref, got, vector_script(case.num_envs, seed), result, seed, actions)
     finally:
         ref.close()
         got.close()

@@ -1,0 +1,137 @@
+"""python -m mdvec contract: the --task filter, the unknown-task error, a quick run of v5 tasks
+(0 mismatches, non-zero counts), a perturbed C env caught (exit status 1), and the v5 rows listed as
+skipped, not passed, when gymnasium is unavailable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdvec import __main__ as cli
+from mdvec import contract
+from mdvec.gym_tasks import GYM_TASKS
+
+
+def test_tasks_are_duck_and_every_v5_task() -> None:
+    assert contract.TASKS == ("duck", *GYM_TASKS)
+    assert len(GYM_TASKS) == 11
+
+
+def test_task_filter_repeatable_and_comma_list() -> None:
+    assert contract.select_tasks(None) == list(contract.TASKS)
+    assert contract.select_tasks(["Hopper-v5"]) == ["Hopper-v5"]
+    # report order, duplicates once, spaces ignored
+    assert contract.select_tasks(["Pusher-v5, duck", "Hopper-v5", "duck"]) == ["duck", "Hopper-v5", "Pusher-v5"]
+    duck = contract.default_cases(quick=True, tasks=["duck"])
+    assert duck and {c.task for c in duck} == {"duck"}
+    assert [c.name for c in duck] == [c.name for c in contract.default_cases(quick=True)
+                                      if c.task == "duck"]  # the duck cases are unchanged by the filter
+    hop = contract.default_cases(quick=True, tasks=["Hopper-v5,Ant-v5"])
+    assert [(c.task, c.autoreset, c.kind) for c in hop] == [
+        ("Hopper-v5", "next_step", "v5"), ("Hopper-v5", "same_step", "v5"),
+        ("Ant-v5", "next_step", "v5"), ("Ant-v5", "same_step", "v5")]
+    assert all(c.cfg["max_episode_steps"] == contract.V5_MAX_STEPS for c in hop)
+
+
+@pytest.mark.parametrize("names", [["Foo"], ["duck,hopper-v5"], ["Hopper-v5", "Bar-v5"]])
+def test_unknown_task_refused_listing_valid_ones(names: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match="unknown task") as err:
+        contract.select_tasks(names)
+    for valid in contract.TASKS:
+        assert valid in str(err.value)
+    argv = ["contract", "--quick"] + [a for n in names for a in ("--task", n)]
+    assert cli.main(argv) == 2
+    msg = capsys.readouterr().err
+    assert "unknown task" in msg and "valid tasks: duck, Hopper-v5" in msg and "Pusher-v5" in msg
+
+
+def test_count_values() -> None:
+    a = np.array([1.0, -0.0, np.nan])
+    assert contract.count_values(a, a.copy()) == (3, 3)
+    assert contract.count_values(a, np.array([1.0, 0.0, np.nan])) == (3, 2)  # -0.0 vs 0.0: other bits
+    assert contract.count_values(a, a.astype(np.float32)) == (3, 0)  # dtype differs
+    ref = {"x": np.array([True, False]), "_x": np.array([True, True]), "o": np.array([None, a], dtype=object)}
+    got = {"x": np.array([True, False]), "_x": np.array([True, True]), "o": np.array([None, a], dtype=object)}
+    assert contract.count_values(ref, got) == (8, 8)  # 2 + 2 + None + 3
+    assert contract.count_values(ref, {**got, "extra": 1}) == (9, 8)
+    assert contract.count_values(1.0, np.float64(1.0)) == (1, 0)  # Python float vs numpy: other type
+
+
+pytest.importorskip("gymnasium", reason="gymnasium is not installed")
+
+
+def _v5_ready() -> None:
+    reason = contract.v5_unavailable()
+    if reason:
+        pytest.skip(reason)
+
+
+def test_quick_run_of_two_v5_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _v5_ready()
+    out = tmp_path / "contract.json"
+    assert cli.main(["contract", "--quick", "--task", "InvertedPendulum-v5", "--task", "Hopper-v5",
+                     "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "EQUAL" in text and "NOT EQUAL" not in text
+    table = json.loads(out.read_text())
+    assert set(table) >= {"cases", "tasks", "total"}
+    assert list(table["tasks"]) == ["Hopper-v5", "InvertedPendulum-v5"]
+    assert len(table["cases"]) == 4
+    for row in table["cases"]:
+        assert row["identical"] and row["passed"] and not row["skipped"]
+        assert row["episodes"] > 0 and row["steps"] > 0 and row["info_values"] > 0
+        assert row["values"] > 0 and row["values_identical"] == row["values"]
+        assert row["obs_identical"] == row["observations"] > 0
+        assert row["rewards_identical"] == row["steps"]
+        assert row["flag_mismatches"] == 0 and row["info_mismatches"] == 0
+    for name, row in table["tasks"].items():
+        assert row["passed"] and row["mismatches"] == 0, name
+        assert row["episodes"] > 0 and row["values"] == row["values_identical"] > 0
+        assert name in text
+    t = table["total"]
+    assert t["identical"] and t["passed"] == t["cases"] == 4 and t["skipped"] == 0
+    # the keys the duck report always had are still there
+    for key in ("episodes", "steps", "observations", "obs_identical", "obs_within_tol", "rewards_identical",
+                "rewards_within_tol", "flag_mismatches", "info_mismatches", "max_abs_obs_diff",
+                "max_reward_rel_diff", "identical"):
+        assert key in t
+
+
+def test_perturbed_c_env_is_caught(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """One observation value off by one ulp on the mdvec side: counted, reported, exit status 1."""
+    _v5_ready()
+    from mdvec.gym.vector import MdvecVectorEnv
+
+    real_step = MdvecVectorEnv.step
+
+    def step(self, actions):  # type: ignore[no-untyped-def]
+        obs, *rest = real_step(self, actions)
+        obs = obs.copy()
+        obs[0, 0] = np.nextafter(obs[0, 0], np.inf)
+        return (obs, *rest)
+
+    monkeypatch.setattr(MdvecVectorEnv, "step", step)
+    result = contract.run_case(contract.v5_cases("InvertedPendulum-v5", quick=True)[0])
+    assert not result.identical and result.values_identical < result.values
+    assert result.obs_identical < result.observations and "obs at" in result.first_mismatch
+    assert cli.main(["contract", "--quick", "--task", "InvertedPendulum-v5"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT EQUAL" in out
+
+
+def test_v5_rows_skipped_without_gymnasium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    reason = "gymnasium is not installed (pip install 'gymnasium[mujoco]')"
+    monkeypatch.setattr(contract, "_V5_UNAVAILABLE", reason)
+    out = tmp_path / "c.json"
+    assert cli.main(["contract", "--quick", "--task", "Reacher-v5,Swimmer-v5", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("skipped: " + reason) >= 2 + 2  # two case rows per task and the task rows
+    assert "NOTHING COMPARED (4 of 4 cases skipped, not passed)" in text
+    table = json.loads(out.read_text())
+    assert all(r["skipped"] == reason and not r["passed"] and r["values"] == 0 for r in table["cases"])
+    assert all(not row["passed"] and row["skipped"] == reason for row in table["tasks"].values())
+    assert table["total"]["passed"] == 0 and table["total"]["skipped"] == 4
