@@ -37,7 +37,9 @@ except ImportError as exc:  # pragma: no cover - depends on the venv
 import mdvec  # noqa: E402
 from mdvec import gym_tasks  # noqa: E402
 
-STEP, RESET = 1, 2
+import gymeq  # noqa: E402
+from gymeq import RESET, STEP, field_value  # noqa: E402
+
 ASSETS = Path(gym_tasks.assets_dir())
 LONG = 5 if os.environ.get("MDVEC_V5A_LONG", "") not in ("", "0") else 1
 INF = float("inf")
@@ -155,52 +157,18 @@ def _report(request: pytest.FixtureRequest):
             lines.append(f"test_v5_a: {k}: {v['values compared']} values compared with Gymnasium's {k}, "
                          f"{v['identical']} identical ({v['steps']} steps, {v['resets']} resets, "
                          f"{v['terminations']} terminations, {v['truncations']} truncations)")
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print("\n".join(lines))
-    else:  # pragma: no cover
-        print("\n".join(lines))
+    gymeq.print_report(request, "\n".join(lines))
 
 
-class Tally:
-    """Counts compared values; every comparison is of bits and dtype (a Python float is float64)."""
+class Tally(gymeq.Tally):
+    """Counts compared values (and steps, resets, episode ends) into the task's totals."""
 
     def __init__(self, task: str) -> None:
+        super().__init__(TOTAL[task])
         self.task = task
-        self.compared = 0
-        self.identical = 0
-        self.diffs: list[str] = []
 
     def count(self, what: str, n: int = 1) -> None:
         TOTAL[self.task][what] += n
-
-    def same(self, what: str, got: Any, want: Any) -> None:
-        g, w = np.asarray(got), np.asarray(want)
-        n = max(int(w.size), 1)
-        self.compared += n
-        TOTAL[self.task]["values compared"] += n
-        if g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes():
-            self.identical += n
-            TOTAL[self.task]["identical"] += n
-        elif len(self.diffs) < 20:
-            self.diffs.append(f"{what}: mdvec {g!r} ({g.dtype}) != gymnasium {w!r} ({w.dtype})")
-
-    def check(self) -> None:
-        assert not self.diffs, "\n".join(self.diffs)
-        assert self.compared == self.identical and self.compared > 0
-
-
-def field_value(value: float, dtype: Any, action_dtype: Any) -> np.ndarray:
-    """A C info value (float64 buffer) as the numpy scalar Gymnasium returns."""
-    dt = np.dtype(action_dtype) if isinstance(dtype, str) else np.dtype(dtype)
-    v = np.asarray(value, np.float64)
-    if dt == np.float32:
-        assert np.asarray(v.astype(np.float32), np.float64).tobytes() == v.tobytes(), \
-            f"a float32 info value {value!r} is not stored as an exact widening"
-    if dt.kind in "iu":
-        assert float(int(value)) == value, f"an integer info value {value!r} is not integral"
-    return v.astype(dt)
 
 
 def info_type(task: str, name: str, action_dtype: Any) -> type:
@@ -257,16 +225,6 @@ def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs
     assert sorted(names) == sorted(info), (names, list(info))
 
 
-def random_actions(rng: np.random.Generator, n: int, act_dim: int, dtype: Any, scale: float) -> np.ndarray:
-    """Uniform actions in [-scale, scale], with some exact zeros, -0.0 and min(1.0, scale) mixed in."""
-    a = rng.uniform(-scale, scale, (n, act_dim))
-    special = rng.random((n, act_dim))
-    a[special < 0.03] = 0.0
-    a[(special >= 0.03) & (special < 0.05)] = -0.0
-    a[(special >= 0.05) & (special < 0.07)] = min(1.0, scale)
-    return a.astype(dtype)
-
-
 def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int = 3, threads: int = 2,
                           seed: int = 0, steps: int = 100, dtypes: tuple = (np.float32, np.float64),
                           scale: float | None = None, mode: str = "next_step", reseed_every: int = 0,
@@ -279,64 +237,12 @@ def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int =
     t = Tally(task)
     scale = CASES[task].scale if scale is None else scale
     steps *= LONG
-    rng = np.random.default_rng(rng_seed)
     venv = mdvec.VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode=mode, **options)
     refs = [gymnasium.make(task, **options) for _ in range(num_envs)]
     try:
-        spec = venv.spec
-        act_dim = spec.act_dim
-        assert spec.obs_dtype == np.float64
-        ref_space = refs[0].action_space
-        assert ref_space.dtype == np.float32
-        t.same("action_low", np.asarray(spec.action_low, np.float32), ref_space.low)
-        t.same("action_high", np.asarray(spec.action_high, np.float32), ref_space.high)
-
-        venv.reset_envs()
-        for i, ref in enumerate(refs):
-            compare_reset(t, venv, i, *ref.reset(seed=seed + i), where="first reset")
-        pending = np.zeros(num_envs, bool)  # NEXT_STEP: finished last step, reset on this one
-        for step in range(steps):
-            if reseed_every and step % reseed_every == reseed_every - 1:
-                mask = rng.random(num_envs) < 0.5
-                mask[rng.integers(num_envs)] = True
-                seeds = [int(rng.integers(0, 2**64, dtype=np.uint64)) if rng.random() < 0.6 else None
-                         for _ in range(num_envs)]
-                before = venv.buffers()["obs"].copy()
-                venv.reset_envs(mask=mask, seeds=seeds)
-                b = venv.buffers()
-                for i in range(num_envs):
-                    t.same(f"reseed reset flag[{i}]", bool(b["reset"][i]), bool(mask[i]))
-                    if mask[i]:
-                        compare_reset(t, venv, i, *refs[i].reset(seed=seeds[i]), where=f"reseed step {step}")
-                        pending[i] = False
-                    else:
-                        t.same(f"kept obs[{i}]", b["obs"][i], before[i])
-            dtype = dtypes[step % len(dtypes)]
-            actions = random_actions(rng, num_envs, act_dim, dtype, scale)
-            venv.step_into_buffers(actions)
-            b = venv.buffers()
-            for i, ref in enumerate(refs):
-                where = f"{task} step {step} ({np.dtype(dtype).name}, {mode})"
-                if pending[i]:
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), True)
-                    t.same(f"{where} reward[{i}] of a reset", np.float64(b["reward"][i]), np.float64(0.0))
-                    t.same(f"{where} terminated[{i}] of a reset", bool(b["terminated"][i]), False)
-                    t.same(f"{where} truncated[{i}] of a reset", bool(b["truncated"][i]), False)
-                    compare_reset(t, venv, i, *ref.reset(), where=where + " autoreset")
-                    pending[i] = False
-                    continue
-                result = ref.step(actions[i])
-                done = result[2] or result[3]
-                obs_key = "final_obs" if (mode == "same_step" and done) else "obs"
-                compare_step(t, venv, i, result, dtype, obs_key, where)
-                if done and mode == "same_step":
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), True)
-                    compare_reset(t, venv, i, *ref.reset(), where=where + " autoreset")
-                elif done and mode == "next_step":
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), False)
-                    pending[i] = True
-                else:
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), False)
+        gymeq.run_envs(t, venv, refs, compare_reset=compare_reset, compare_step=compare_step, seed=seed,
+                       steps=steps, dtypes=dtypes, scale=scale, mode=mode, reseed_every=reseed_every,
+                       rng=np.random.default_rng(rng_seed), label=f"{task} ", one=min(1.0, scale))
     finally:
         venv.close()
         for ref in refs:
@@ -550,28 +456,6 @@ def _mdvec_gym(task: str) -> Any:
     return env_id
 
 
-def same_tree(t: Tally, what: str, got: Any, want: Any) -> None:
-    """Compare Gymnasium results recursively: dict keys, object arrays, types and bits."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict), (what, type(got))
-        assert sorted(got) == sorted(want), (what, sorted(got), sorted(want))
-        for k in want:
-            same_tree(t, f"{what}[{k}]", got[k], want[k])
-    elif isinstance(want, (tuple, list)):
-        assert type(got) is type(want) and len(got) == len(want), (what, type(got), got)
-        for i, (g, w) in enumerate(zip(got, want)):
-            same_tree(t, f"{what}[{i}]", g, w)
-    elif isinstance(want, np.ndarray) and want.dtype == object:
-        assert isinstance(got, np.ndarray) and got.dtype == object and got.shape == want.shape, (what, got)
-        for i, (g, w) in enumerate(zip(got, want)):
-            same_tree(t, f"{what}[{i}]", g, w)
-    elif want is None:
-        assert got is None, (what, got)
-    else:
-        assert type(got) is type(want), (what, type(got), type(want))
-        t.same(what, got, want)
-
-
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
 @pytest.mark.parametrize("task", IDS)
 def test_make_vec_vector_entry_point_vs_sync(task: str, mode: str) -> None:
@@ -590,26 +474,8 @@ def test_make_vec_vector_entry_point_vs_sync(task: str, mode: str) -> None:
         ref = gymnasium.make_vec(task, num_envs=n, vectorization_mode="sync",
                                  vector_kwargs={"autoreset_mode": AutoresetMode(mode)}, **opts)
         try:
-            assert ours.metadata["autoreset_mode"] == ref.metadata["autoreset_mode"]
-            assert ours.single_observation_space == ref.single_observation_space
-            assert ours.single_action_space == ref.single_action_space
-            same_tree(t, "reset", ours.reset(seed=100 + k), ref.reset(seed=100 + k))
-            ends = 0
-            for step in range(60 * LONG):
-                if step % 25 == 24:
-                    mask = rng.random(n) < 0.5
-                    mask[0] = True
-                    seeds = [int(rng.integers(2**32)) if rng.random() < 0.5 else None for _ in range(n)]
-                    same_tree(t, f"reset mask step {step}", ours.reset(seed=seeds, options={"reset_mask": mask}),
-                              ref.reset(seed=seeds, options={"reset_mask": mask}))
-                dtype = (np.float32, np.float64)[step % 2]
-                actions = random_actions(rng, n, ref.single_action_space.shape[0], dtype, 1.5)
-                got, want = ours.step(actions), ref.step(actions)
-                for name, g, w in zip(("obs", "reward", "terminated", "truncated", "info"), got, want):
-                    same_tree(t, f"step {step} {name}", g, w)
-                ends += int(np.sum(want[2] | want[3]))
-                t.count("steps", n)
-            assert ends > 0
+            assert gymeq.run_vector_envs(t, ours, ref, rng, seed=100 + k, steps=60 * LONG, mask_every=25) > 0
+            t.count("steps", n * 60 * LONG)
         finally:
             ours.close()
             ref.close()
@@ -627,20 +493,8 @@ def test_make_single_env_vs_gymnasium(task: str) -> None:
         rng = np.random.default_rng(1)
         ours, ref = gymnasium.make(env_id, **opts), gymnasium.make(task, **opts)
         try:
-            assert ours.observation_space == ref.observation_space and ours.action_space == ref.action_space
             assert ours.spec.max_episode_steps == ref.spec.max_episode_steps
-            same_tree(t, "reset", ours.reset(seed=7), ref.reset(seed=7))
-            for step in range(40 * LONG):
-                a = random_actions(rng, 1, case.dims[1], (np.float32, np.float64)[step % 2], 1.0)[0]
-                got, want = ours.step(a), ref.step(a)
-                if type(got[1]) is not type(want[1]):
-                    gaps.append(f"{type(got[1]).__name__} for {type(want[1]).__name__}")
-                    assert float(got[1]) == want[1], (got[1], want[1])
-                    got = (got[0], type(want[1])(got[1]), *got[2:])
-                for name, g, w in zip(("obs", "reward", "terminated", "truncated", "info"), got, want):
-                    same_tree(t, f"step {step} {name}", g, w)
-                if want[2] or want[3]:
-                    same_tree(t, f"reset after step {step}", ours.reset(), ref.reset())
+            gymeq.run_single_env(t, ours, ref, rng, steps=40 * LONG, act_dim=case.dims[1], gaps=gaps)
         finally:
             ours.close()
             ref.close()

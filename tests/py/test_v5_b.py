@@ -47,11 +47,13 @@ except ImportError as exc:  # pragma: no cover - depends on the venv
 import mdvec  # noqa: E402
 from mdvec import gym_tasks  # noqa: E402
 
-STEP, RESET = 1, 2
+import gymeq  # noqa: E402
+from gymeq import RESET, STEP, field_value  # noqa: E402
+
 IDS = ("Ant-v5", "Humanoid-v5", "HumanoidStandup-v5", "Reacher-v5", "Pusher-v5")
 LONG = os.environ.get("MDVEC_V5_LONG", "") not in ("", "0")
 ASSETS = Path(gym_tasks.assets_dir())
-TOTAL: dict[str, dict[str, int]] = {t: {"compared": 0, "identical": 0, "norm_close": 0} for t in IDS}
+TOTAL: dict[str, dict[str, int]] = {t: {"values compared": 0, "identical": 0, "norm_close": 0} for t in IDS}
 # Values that come from np.linalg.norm (see the module docstring), by task.
 NORM_VALUES = {"Ant-v5": ("distance_from_origin",), "Humanoid-v5": ("distance_from_origin",),
                "Reacher-v5": ("reward", "reward_dist"), "Pusher-v5": ("reward", "reward_dist", "reward_near")}
@@ -80,53 +82,32 @@ def _report(request: pytest.FixtureRequest):
     yield
     lines = []
     for task, c in TOTAL.items():
-        if c["compared"]:
+        if c["values compared"]:
             extra = f", {c['norm_close']} norm-dependent within 1e-14" if c["norm_close"] else ""
-            lines.append(f"test_v5_b: {task}: {c['compared']} values compared with Gymnasium's, "
+            lines.append(f"test_v5_b: {task}: {c['values compared']} values compared with Gymnasium's, "
                          f"{c['identical']} identical{extra}")
     if not NORM_EXACT:
         lines.append("test_v5_b: np.linalg.norm here is not the AVX2 OpenBLAS ddot libmdvec follows: "
                      "norm-dependent values were compared within 1e-14")
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-    text = "\n" + "\n".join(lines)
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print(text)
-    else:  # pragma: no cover
-        print(text)
+    gymeq.print_report(request, "\n" + "\n".join(lines))
 
 
-class Tally:
-    """Counts compared values; every comparison is of bits, dtype and shape (a Python float is float64)."""
+class Tally(gymeq.Tally):
+    """Counts compared values into the task's totals; norm-dependent values (NORM_VALUES) are compared
+    within 1e-14 where np.linalg.norm is not the kernel libmdvec follows (NORM_EXACT false)."""
 
     def __init__(self, task: str) -> None:
+        super().__init__(TOTAL[task])
         self.task = task
-        self.compared = 0
-        self.identical = 0
-        self.diffs: list[str] = []
-
-    def _count(self, n: int, ok: bool, what: str, detail: Any, close: bool = False) -> None:
-        self.compared += n
-        TOTAL[self.task]["compared"] += n
-        if ok:
-            self.identical += n
-            TOTAL[self.task]["norm_close" if close else "identical"] += n
-        elif len(self.diffs) < 20:
-            self.diffs.append(f"{what}: {detail()}")
 
     def same(self, what: str, got: Any, want: Any, norm: bool = False) -> None:
         g, w = np.asarray(got), np.asarray(want)
-        n = max(int(w.size), 1)
         exact = g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
         if exact or not (norm and not NORM_EXACT):
-            self._count(n, exact, what, lambda: f"mdvec {g!r} ({g.dtype}) != gymnasium {w!r} ({w.dtype})")
+            super().same(what, got, want)
             return
         close = g.dtype == w.dtype and g.shape == w.shape and bool(np.allclose(g, w, rtol=1e-14, atol=1e-14))
-        self._count(n, close, what, lambda: f"mdvec {g!r} !~ gymnasium {w!r}", close=True)
-
-    def check(self) -> None:
-        assert not self.diffs, "\n".join(self.diffs)
-        assert self.compared == self.identical and self.compared > 0
+        self._count(max(int(w.size), 1), close, what, lambda: f"mdvec {g!r} !~ gymnasium {w!r}", key="norm_close")
 
 
 def regroup(info: dict[str, Any]) -> dict[str, Any]:
@@ -161,16 +142,6 @@ def regroup(info: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------------------------
 # The C VecEnv against gymnasium.make(ID), env by env
-
-
-def field_value(value: float, dtype: Any, action_dtype: Any) -> np.ndarray:
-    """A C info value (float64 buffer) as the numpy scalar Gymnasium returns."""
-    dt = np.dtype(action_dtype) if isinstance(dtype, str) else np.dtype(dtype)
-    v = np.asarray(value, np.float64)
-    if dt == np.float32:
-        assert np.asarray(v.astype(np.float32), np.float64).tobytes() == v.tobytes(), \
-            f"a float32 info value {value!r} is not stored as an exact widening"
-    return v.astype(dt)
 
 
 def check_info_types(task: str, info: dict[str, Any], action_dtype: Any) -> None:
@@ -221,16 +192,6 @@ def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs
     compare_info(t, venv, i, info, action_dtype, STEP, where)
 
 
-def random_actions(rng: np.random.Generator, n: int, act_dim: int, dtype: Any, scale: float) -> np.ndarray:
-    """Uniform actions in [-scale, scale], with some exact zeros, -0.0 and 1.0 mixed in."""
-    a = rng.uniform(-scale, scale, (n, act_dim))
-    special = rng.random((n, act_dim))
-    a[special < 0.03] = 0.0
-    a[(special >= 0.03) & (special < 0.05)] = -0.0
-    a[(special >= 0.05) & (special < 0.07)] = 1.0
-    return a.astype(dtype)
-
-
 def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int = 3, threads: int = 2,
                           seed: int = 0, steps: int = 80, dtypes: tuple = (np.float32, np.float64),
                           scale: float = 1.0, mode: str = "next_step", reseed_every: int = 0,
@@ -244,69 +205,15 @@ def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int =
     if LONG:
         num_envs, steps = num_envs + 2, steps * 4
     t = Tally(task)
-    rng = np.random.default_rng(rng_seed)
     venv = mdvec.VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode=mode, **options)
     refs = [gymnasium.make(task, **options) for _ in range(num_envs)]
-    terms = truncs = 0
     try:
-        spec = venv.spec
-        act_dim = spec.act_dim
-        assert spec.obs_dtype == np.float64
-        ref_space = refs[0].action_space
-        assert ref_space.dtype == np.float32
-        t.same("action_low", np.asarray(spec.action_low, np.float32), ref_space.low)
-        t.same("action_high", np.asarray(spec.action_high, np.float32), ref_space.high)
         if task not in ("Reacher-v5", "Pusher-v5") or "xml_file" not in options:  # their Box is fixed
-            assert refs[0].observation_space.shape == (spec.obs_dim,)
-
-        venv.reset_envs()
-        for i, ref in enumerate(refs):
-            compare_reset(t, venv, i, *ref.reset(seed=seed + i), where="first reset")
-        pending = np.zeros(num_envs, bool)  # NEXT_STEP: finished last step, reset on this one
-        for step in range(steps):
-            if reseed_every and step % reseed_every == reseed_every - 1:
-                mask = rng.random(num_envs) < 0.5
-                mask[rng.integers(num_envs)] = True
-                seeds = [int(rng.integers(0, 2**64, dtype=np.uint64)) if rng.random() < 0.6 else None
-                         for _ in range(num_envs)]
-                before = venv.buffers()["obs"].copy()
-                venv.reset_envs(mask=mask, seeds=seeds)
-                b = venv.buffers()
-                for i in range(num_envs):
-                    t.same(f"reseed reset flag[{i}]", bool(b["reset"][i]), bool(mask[i]))
-                    if mask[i]:
-                        compare_reset(t, venv, i, *refs[i].reset(seed=seeds[i]), where=f"reseed step {step}")
-                        pending[i] = False
-                    else:
-                        t.same(f"kept obs[{i}]", b["obs"][i], before[i])
-            dtype = dtypes[step % len(dtypes)]
-            actions = random_actions(rng, num_envs, act_dim, dtype, scale)
-            venv.step_into_buffers(actions)
-            b = venv.buffers()
-            for i, ref in enumerate(refs):
-                where = f"{task} step {step} ({np.dtype(dtype).name}, {mode})"
-                if pending[i]:
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), True)
-                    t.same(f"{where} reward[{i}] of a reset", np.float64(b["reward"][i]), np.float64(0.0))
-                    t.same(f"{where} terminated[{i}] of a reset", bool(b["terminated"][i]), False)
-                    t.same(f"{where} truncated[{i}] of a reset", bool(b["truncated"][i]), False)
-                    compare_reset(t, venv, i, *ref.reset(), where=where + " autoreset")
-                    pending[i] = False
-                    continue
-                result = ref.step(actions[i])
-                terms += result[2]
-                truncs += result[3]
-                done = result[2] or result[3]
-                obs_key = "final_obs" if (mode == "same_step" and done) else "obs"
-                compare_step(t, venv, i, result, dtype, obs_key, where)
-                if done and mode == "same_step":
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), True)
-                    compare_reset(t, venv, i, *ref.reset(), where=where + " autoreset")
-                elif done and mode == "next_step":
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), False)
-                    pending[i] = True
-                else:
-                    t.same(f"{where} reset flag[{i}]", bool(b["reset"][i]), False)
+            assert refs[0].observation_space.shape == (venv.spec.obs_dim,)
+        terms, truncs = gymeq.run_envs(t, venv, refs, compare_reset=compare_reset, compare_step=compare_step,
+                                       seed=seed, steps=steps, dtypes=dtypes, scale=scale, mode=mode,
+                                       reseed_every=reseed_every, rng=np.random.default_rng(rng_seed),
+                                       label=f"{task} ")
     finally:
         venv.close()
         for ref in refs:
@@ -583,7 +490,7 @@ def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
             assert result.max_reward_rel_diff <= 1e-13, result.first_mismatch
         assert result.steps == n * (10 + 20 + 33 + 30 + 5) and result.episodes > 0
         obs_dim = got.single_observation_space.shape[0]
-        TOTAL[task]["compared"] += result.observations * obs_dim + result.steps + result.info_values
+        TOTAL[task]["values compared"] += result.observations * obs_dim + result.steps + result.info_values
         TOTAL[task]["identical"] += (result.obs_identical * obs_dim + result.rewards_identical +
                                      result.info_values - result.info_mismatches)
         TOTAL[task]["norm_close"] += result.steps - result.rewards_identical + result.info_mismatches
