@@ -132,28 +132,19 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
 
 static int ant_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  ant_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Ant-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "Ant-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  ant_shared *sh = gm_new_shared(sizeof *sh, "Ant-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads state[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "Ant-v5: the model '%s' has nq = %d; Ant-v5 reads qpos[0:3] (x, y, z)", sh->g.path,
              (int)m->nq);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->main_body = ant_body(m, opts[ANT_MAIN_BODY].s, err, n);
   if (sh->main_body < 0) {
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_CONFIG;
   }
   sh->forward_reward_weight = opts[ANT_FORWARD_REWARD_WEIGHT].d[0];
@@ -177,13 +168,6 @@ static int ant_create(void **shared, const mdv_value *opts, mdv_spec *spec, char
   return MDVEC_OK;
 }
 
-static void ant_destroy(void *shared) {
-  ant_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int ant_env_init(void *env, const void *shared, char *err, size_t n) {
   ant_env *e = env;
   e->sh = shared;
@@ -200,12 +184,6 @@ static void ant_env_free(void *env) {
   gm_env_free(&e->g);
   free(e->forces);
   e->forces = NULL;
-}
-
-static void ant_physics(void *env, const mjModel **m, mjData **d) {
-  ant_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, health, info -------------------------------------*/
@@ -318,10 +296,10 @@ const mdv_task mdv_task_ant_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = ant_create,
-  .destroy = ant_destroy,
+  .destroy = gm_task_destroy,
   .env_init = ant_env_init,
   .env_free = ant_env_free,
   .reset = ant_reset,
   .step = ant_step,
-  .physics = ant_physics,
+  .physics = gm_task_physics,
 };

@@ -93,6 +93,28 @@ void gm_destroy(gm_shared *sh) {
   memset(sh, 0, sizeof *sh);
 }
 
+void *gm_new_shared(size_t size, const char *task, const mdv_value *opts, char *err, size_t err_size,
+                    int *rc) {
+  gm_shared *sh = calloc(1, size);
+  if (!sh) {
+    snprintf(err, err_size, "%s: out of memory", task);
+    *rc = MDVEC_ERR_NOMEM;
+    return NULL;
+  }
+  *rc = gm_create(sh, task, opts, err, err_size);
+  if (*rc != MDVEC_OK) {
+    free(sh);
+    return NULL;
+  }
+  return sh;
+}
+
+void gm_task_destroy(void *shared) {
+  if (!shared) return;
+  gm_destroy(shared);
+  free(shared);
+}
+
 void gm_fill_spec(const gm_shared *sh, mdv_spec *spec) {
   spec->obs_dtype = MDVEC_DTYPE_F64;
   spec->act_dim = (int)sh->m->nu;
@@ -119,6 +141,16 @@ int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size) {
 void gm_env_free(gm_env *e) {
   if (e->d) mj_deleteData(e->d);
   e->d = NULL;
+}
+
+void gm_task_env_free(void *env) {
+  gm_env_free(env);
+}
+
+void gm_task_physics(void *env, const mjModel **m, mjData **d) {
+  gm_env *e = env;
+  *m = e->sh->m;
+  *d = e->d;
 }
 
 /*---------------------------------- Reset ---------------------------------------------------------*/

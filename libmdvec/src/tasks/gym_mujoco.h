@@ -89,6 +89,15 @@ int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err,
 /* Free what gm_create allocated; safe on a zeroed struct. */
 void gm_destroy(gm_shared *sh);
 
+/* calloc a task's shared struct of size bytes (a gm_shared first) and gm_create its gm_shared; return
+ * it, or NULL with *rc and a message (nothing left allocated). */
+void *gm_new_shared(size_t size, const char *task, const mdv_value *opts, char *err, size_t err_size,
+                    int *rc);
+
+/* mdv_task.destroy of a task whose shared struct (a gm_shared first) holds nothing else to free:
+ * gm_destroy and free; safe on NULL. */
+void gm_task_destroy(void *shared);
+
 /* Fill the spec fields the shared part knows: act_dim, act_low/high, max_episode_steps, nq, nv,
  * nbody, model_path; obs_dtype float64. The task fills obs_dim, info, env_size. */
 void gm_fill_spec(const gm_shared *sh, mdv_spec *spec);
@@ -98,6 +107,12 @@ int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size);
 
 /* Free e's mjData; safe on a zeroed env. */
 void gm_env_free(gm_env *e);
+
+/* mdv_task.env_free of a task whose env struct (a gm_env first) holds nothing else to free. */
+void gm_task_env_free(void *env);
+
+/* mdv_task.physics of every v5 task (env: a gm_env first): the shared model and the env's data. */
+void gm_task_physics(void *env, const mjModel **m, mjData **d);
 
 /*---------------------------------- Reset (MujocoEnv.reset, TimeLimit.reset) --------------------*/
 

@@ -66,21 +66,13 @@ typedef struct half_cheetah_env_ {
 
 static int half_cheetah_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  half_cheetah_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "HalfCheetah-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "HalfCheetah-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  half_cheetah_shared *sh = gm_new_shared(sizeof *sh, "HalfCheetah-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   if (sh->g.m->nq < 1) {  /* step reads qpos[0] */
     snprintf(err, n, "HalfCheetah-v5: the model '%s' has nq = 0; HalfCheetah-v5 reads qpos[0] (x)",
              sh->g.path);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HC_FORWARD_REWARD_WEIGHT].d[0];
@@ -96,27 +88,10 @@ static int half_cheetah_create(void **shared, const mdv_value *opts, mdv_spec *s
   return MDVEC_OK;
 }
 
-static void half_cheetah_destroy(void *shared) {
-  half_cheetah_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int half_cheetah_env_init(void *env, const void *shared, char *err, size_t n) {
   half_cheetah_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void half_cheetah_env_free(void *env) {
-  gm_env_free(&((half_cheetah_env *)env)->g);
-}
-
-static void half_cheetah_physics(void *env, const mjModel **m, mjData **d) {
-  half_cheetah_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation ---------------------------------------------------*/
@@ -183,10 +158,10 @@ const mdv_task mdv_task_half_cheetah_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = half_cheetah_create,
-  .destroy = half_cheetah_destroy,
+  .destroy = gm_task_destroy,
   .env_init = half_cheetah_env_init,
-  .env_free = half_cheetah_env_free,
+  .env_free = gm_task_env_free,
   .reset = half_cheetah_reset,
   .step = half_cheetah_step,
-  .physics = half_cheetah_physics,
+  .physics = gm_task_physics,
 };

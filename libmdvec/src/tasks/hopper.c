@@ -90,21 +90,13 @@ typedef struct hopper_env_ {
 
 static int hopper_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  hopper_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Hopper-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "Hopper-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  hopper_shared *sh = gm_new_shared(sizeof *sh, "Hopper-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   if (sh->g.m->nq < 3) {  /* is_healthy unpacks qpos[1:3] */
     snprintf(err, n, "Hopper-v5: the model '%s' has nq = %d; Hopper-v5 reads qpos[0:3] (x, z, angle)",
              sh->g.path, (int)sh->g.m->nq);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HOP_FORWARD_REWARD_WEIGHT].d[0];
@@ -128,27 +120,10 @@ static int hopper_create(void **shared, const mdv_value *opts, mdv_spec *spec, c
   return MDVEC_OK;
 }
 
-static void hopper_destroy(void *shared) {
-  hopper_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int hopper_env_init(void *env, const void *shared, char *err, size_t n) {
   hopper_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void hopper_env_free(void *env) {
-  gm_env_free(&((hopper_env *)env)->g);
-}
-
-static void hopper_physics(void *env, const mjModel **m, mjData **d) {
-  hopper_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, health -------------------------------------------*/
@@ -241,10 +216,10 @@ const mdv_task mdv_task_hopper_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = hopper_create,
-  .destroy = hopper_destroy,
+  .destroy = gm_task_destroy,
   .env_init = hopper_env_init,
-  .env_free = hopper_env_free,
+  .env_free = gm_task_env_free,
   .reset = hopper_reset,
   .step = hopper_step,
-  .physics = hopper_physics,
+  .physics = gm_task_physics,
 };

@@ -135,16 +135,9 @@ static void humanoid_destroy(void *shared) {
 
 static int humanoid_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  humanoid_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Humanoid-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "Humanoid-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  humanoid_shared *sh = gm_new_shared(sizeof *sh, "Humanoid-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "Humanoid-v5: the model '%s' has nq = %d; Humanoid-v5 reads qpos[0:3] (x, y, z)",
@@ -215,12 +208,6 @@ static void humanoid_env_free(void *env) {
   gm_env_free(&e->g);
   free(e->scratch);
   e->scratch = NULL;
-}
-
-static void humanoid_physics(void *env, const mjModel **m, mjData **d) {
-  humanoid_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, centre of mass, info ------------------------------*/
@@ -337,5 +324,5 @@ const mdv_task mdv_task_humanoid_v5 = {
   .env_free = humanoid_env_free,
   .reset = humanoid_reset,
   .step = humanoid_step,
-  .physics = humanoid_physics,
+  .physics = gm_task_physics,
 };

@@ -109,16 +109,9 @@ static void standup_destroy(void *shared) {
 
 static int standup_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  standup_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "HumanoidStandup-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "HumanoidStandup-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  standup_shared *sh = gm_new_shared(sizeof *sh, "HumanoidStandup-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* the reward reads qpos[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "HumanoidStandup-v5: the model '%s' has nq = %d; HumanoidStandup-v5 reads qpos[0:3] "
@@ -184,12 +177,6 @@ static void standup_env_free(void *env) {
   gm_env_free(&e->g);
   free(e->scratch);
   e->scratch = NULL;
-}
-
-static void standup_physics(void *env, const mjModel **m, mjData **d) {
-  standup_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, info ---------------------------------------------*/
@@ -283,5 +270,5 @@ const mdv_task mdv_task_humanoid_standup_v5 = {
   .env_free = standup_env_free,
   .reset = standup_reset,
   .step = standup_step,
-  .physics = standup_physics,
+  .physics = gm_task_physics,
 };

@@ -60,23 +60,15 @@ typedef struct inverted_double_pendulum_env_ {
 static int inverted_double_pendulum_create(void **shared, const mdv_value *opts, mdv_spec *spec,
                                            char *err, size_t n) {
   *shared = NULL;
-  inverted_double_pendulum_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "InvertedDoublePendulum-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "InvertedDoublePendulum-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  inverted_double_pendulum_shared *sh = gm_new_shared(sizeof *sh, "InvertedDoublePendulum-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 1 || m->nv < 3 || m->nsite < 1) {  /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */
     snprintf(err, n, "InvertedDoublePendulum-v5: the model '%s' has nq = %d, nv = %d, nsite = %d; "
              "InvertedDoublePendulum-v5 reads qpos[0], qvel[1:3] and site_xpos[0] (nq >= 1, nv >= 3, "
              "nsite >= 1)", sh->g.path, (int)m->nq, (int)m->nv, (int)m->nsite);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->healthy_reward = opts[IDP_HEALTHY_REWARD].d[0];
@@ -90,27 +82,10 @@ static int inverted_double_pendulum_create(void **shared, const mdv_value *opts,
   return MDVEC_OK;
 }
 
-static void inverted_double_pendulum_destroy(void *shared) {
-  inverted_double_pendulum_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int inverted_double_pendulum_env_init(void *env, const void *shared, char *err, size_t n) {
   inverted_double_pendulum_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void inverted_double_pendulum_env_free(void *env) {
-  gm_env_free(&((inverted_double_pendulum_env *)env)->g);
-}
-
-static void inverted_double_pendulum_physics(void *env, const mjModel **m, mjData **d) {
-  inverted_double_pendulum_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation ---------------------------------------------------*/
@@ -179,10 +154,10 @@ const mdv_task mdv_task_inverted_double_pendulum_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = inverted_double_pendulum_create,
-  .destroy = inverted_double_pendulum_destroy,
+  .destroy = gm_task_destroy,
   .env_init = inverted_double_pendulum_env_init,
-  .env_free = inverted_double_pendulum_env_free,
+  .env_free = gm_task_env_free,
   .reset = inverted_double_pendulum_reset,
   .step = inverted_double_pendulum_step,
-  .physics = inverted_double_pendulum_physics,
+  .physics = gm_task_physics,
 };

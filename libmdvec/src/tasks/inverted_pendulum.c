@@ -50,21 +50,13 @@ typedef struct inverted_pendulum_env_ {
 static int inverted_pendulum_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err,
                                     size_t n) {
   *shared = NULL;
-  inverted_pendulum_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "InvertedPendulum-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "InvertedPendulum-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  inverted_pendulum_shared *sh = gm_new_shared(sizeof *sh, "InvertedPendulum-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   if (sh->g.m->nq + sh->g.m->nv < 2) {  /* step reads observation[1] */
     snprintf(err, n, "InvertedPendulum-v5: the model '%s' has nq + nv = %d; InvertedPendulum-v5 "
              "reads observation[1] (the pole angle)", sh->g.path, (int)(sh->g.m->nq + sh->g.m->nv));
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   gm_fill_spec(&sh->g, spec);
@@ -76,27 +68,10 @@ static int inverted_pendulum_create(void **shared, const mdv_value *opts, mdv_sp
   return MDVEC_OK;
 }
 
-static void inverted_pendulum_destroy(void *shared) {
-  inverted_pendulum_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int inverted_pendulum_env_init(void *env, const void *shared, char *err, size_t n) {
   inverted_pendulum_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void inverted_pendulum_env_free(void *env) {
-  gm_env_free(&((inverted_pendulum_env *)env)->g);
-}
-
-static void inverted_pendulum_physics(void *env, const mjModel **m, mjData **d) {
-  inverted_pendulum_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation ---------------------------------------------------*/
@@ -157,10 +132,10 @@ const mdv_task mdv_task_inverted_pendulum_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = inverted_pendulum_create,
-  .destroy = inverted_pendulum_destroy,
+  .destroy = gm_task_destroy,
   .env_init = inverted_pendulum_env_init,
-  .env_free = inverted_pendulum_env_free,
+  .env_free = gm_task_env_free,
   .reset = inverted_pendulum_reset,
   .step = inverted_pendulum_step,
-  .physics = inverted_pendulum_physics,
+  .physics = gm_task_physics,
 };

@@ -68,18 +68,11 @@ typedef struct pusher_env_ {
 
 static int pusher_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  pusher_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Pusher-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
   mdv_value g[GM_N_OPTIONS];
   gm_fixed_noise_options(g, opts);
-  int rc = gm_create(&sh->g, "Pusher-v5", g, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  pusher_shared *sh = gm_new_shared(sizeof *sh, "Pusher-v5", g, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   sh->tips_arm = mj_name2id(m, mjOBJ_BODY, "tips_arm");
   sh->object = mj_name2id(m, mjOBJ_BODY, "object");
@@ -89,8 +82,7 @@ static int pusher_create(void **shared, const mdv_value *opts, mdv_spec *spec, c
              "(it has nq = %d, nv = %d%s%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
              sh->tips_arm < 0 ? ", no body 'tips_arm'" : "", sh->object < 0 ? ", no body 'object'" : "",
              sh->goal < 0 ? ", no body 'goal'" : "");
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->reward_near_weight = opts[PUS_REWARD_NEAR_WEIGHT].d[0];
@@ -108,27 +100,10 @@ static int pusher_create(void **shared, const mdv_value *opts, mdv_spec *spec, c
   return MDVEC_OK;
 }
 
-static void pusher_destroy(void *shared) {
-  pusher_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int pusher_env_init(void *env, const void *shared, char *err, size_t n) {
   pusher_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void pusher_env_free(void *env) {
-  gm_env_free(&((pusher_env *)env)->g);
-}
-
-static void pusher_physics(void *env, const mjModel **m, mjData **d) {
-  pusher_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation ---------------------------------------------------*/
@@ -212,10 +187,10 @@ const mdv_task mdv_task_pusher_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = pusher_create,
-  .destroy = pusher_destroy,
+  .destroy = gm_task_destroy,
   .env_init = pusher_env_init,
-  .env_free = pusher_env_free,
+  .env_free = gm_task_env_free,
   .reset = pusher_reset,
   .step = pusher_step,
-  .physics = pusher_physics,
+  .physics = gm_task_physics,
 };

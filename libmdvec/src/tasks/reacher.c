@@ -61,18 +61,11 @@ typedef struct reacher_env_ {
 
 static int reacher_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  reacher_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Reacher-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
   mdv_value g[GM_N_OPTIONS];
   gm_fixed_noise_options(g, opts);
-  int rc = gm_create(&sh->g, "Reacher-v5", g, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  reacher_shared *sh = gm_new_shared(sizeof *sh, "Reacher-v5", g, err, n, &rc);
+  if (!sh) return rc;
   const mjModel *m = sh->g.m;
   sh->fingertip = mj_name2id(m, mjOBJ_BODY, "fingertip");
   sh->target = mj_name2id(m, mjOBJ_BODY, "target");
@@ -80,8 +73,7 @@ static int reacher_create(void **shared, const mdv_value *opts, mdv_spec *spec, 
     snprintf(err, n, "Reacher-v5: the model '%s' needs bodies 'fingertip' and 'target' and nq, nv >= 2 "
              "(it has nq = %d, nv = %d%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
              sh->fingertip < 0 ? ", no body 'fingertip'" : "", sh->target < 0 ? ", no body 'target'" : "");
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->reward_dist_weight = opts[REA_REWARD_DIST_WEIGHT].d[0];
@@ -96,27 +88,10 @@ static int reacher_create(void **shared, const mdv_value *opts, mdv_spec *spec, 
   return MDVEC_OK;
 }
 
-static void reacher_destroy(void *shared) {
-  reacher_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int reacher_env_init(void *env, const void *shared, char *err, size_t n) {
   reacher_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void reacher_env_free(void *env) {
-  gm_env_free(&((reacher_env *)env)->g);
-}
-
-static void reacher_physics(void *env, const mjModel **m, mjData **d) {
-  reacher_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation ---------------------------------------------------*/
@@ -200,10 +175,10 @@ const mdv_task mdv_task_reacher_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = reacher_create,
-  .destroy = reacher_destroy,
+  .destroy = gm_task_destroy,
   .env_init = reacher_env_init,
-  .env_free = reacher_env_free,
+  .env_free = gm_task_env_free,
   .reset = reacher_reset,
   .step = reacher_step,
-  .physics = reacher_physics,
+  .physics = gm_task_physics,
 };

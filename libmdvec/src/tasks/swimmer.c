@@ -70,21 +70,13 @@ typedef struct swimmer_env_ {
 
 static int swimmer_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  swimmer_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Swimmer-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "Swimmer-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  swimmer_shared *sh = gm_new_shared(sizeof *sh, "Swimmer-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   if (sh->g.m->nq < 2) {  /* step unpacks qpos[0:2] */
     snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)",
              sh->g.path, (int)sh->g.m->nq);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[SWM_FORWARD_REWARD_WEIGHT].d[0];
@@ -100,27 +92,10 @@ static int swimmer_create(void **shared, const mdv_value *opts, mdv_spec *spec, 
   return MDVEC_OK;
 }
 
-static void swimmer_destroy(void *shared) {
-  swimmer_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int swimmer_env_init(void *env, const void *shared, char *err, size_t n) {
   swimmer_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void swimmer_env_free(void *env) {
-  gm_env_free(&((swimmer_env *)env)->g);
-}
-
-static void swimmer_physics(void *env, const mjModel **m, mjData **d) {
-  swimmer_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, distance -----------------------------------------*/
@@ -202,10 +177,10 @@ const mdv_task mdv_task_swimmer_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = swimmer_create,
-  .destroy = swimmer_destroy,
+  .destroy = gm_task_destroy,
   .env_init = swimmer_env_init,
-  .env_free = swimmer_env_free,
+  .env_free = gm_task_env_free,
   .reset = swimmer_reset,
   .step = swimmer_step,
-  .physics = swimmer_physics,
+  .physics = gm_task_physics,
 };

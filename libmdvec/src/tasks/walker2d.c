@@ -87,21 +87,13 @@ typedef struct walker2d_env_ {
 
 static int walker2d_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
-  walker2d_shared *sh = calloc(1, sizeof *sh);
-  if (!sh) {
-    snprintf(err, n, "Walker2d-v5: out of memory");
-    return MDVEC_ERR_NOMEM;
-  }
-  int rc = gm_create(&sh->g, "Walker2d-v5", opts, err, n);
-  if (rc != MDVEC_OK) {
-    free(sh);
-    return rc;
-  }
+  int rc;
+  walker2d_shared *sh = gm_new_shared(sizeof *sh, "Walker2d-v5", opts, err, n, &rc);
+  if (!sh) return rc;
   if (sh->g.m->nq < 3) {  /* is_healthy unpacks qpos[1:3] */
     snprintf(err, n, "Walker2d-v5: the model '%s' has nq = %d; Walker2d-v5 reads qpos[0:3] (x, z, angle)",
              sh->g.path, (int)sh->g.m->nq);
-    gm_destroy(&sh->g);
-    free(sh);
+    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[W2D_FORWARD_REWARD_WEIGHT].d[0];
@@ -123,27 +115,10 @@ static int walker2d_create(void **shared, const mdv_value *opts, mdv_spec *spec,
   return MDVEC_OK;
 }
 
-static void walker2d_destroy(void *shared) {
-  walker2d_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
-  free(sh);
-}
-
 static int walker2d_env_init(void *env, const void *shared, char *err, size_t n) {
   walker2d_env *e = env;
   e->sh = shared;
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void walker2d_env_free(void *env) {
-  gm_env_free(&((walker2d_env *)env)->g);
-}
-
-static void walker2d_physics(void *env, const mjModel **m, mjData **d) {
-  walker2d_env *e = env;
-  *m = e->sh->g.m;
-  *d = e->g.d;
 }
 
 /*---------------------------------- Observation, health -------------------------------------------*/
@@ -226,10 +201,10 @@ const mdv_task mdv_task_walker2d_v5 = {
   .constants = NULL,
   .n_constants = 0,
   .create = walker2d_create,
-  .destroy = walker2d_destroy,
+  .destroy = gm_task_destroy,
   .env_init = walker2d_env_init,
-  .env_free = walker2d_env_free,
+  .env_free = gm_task_env_free,
   .reset = walker2d_reset,
   .step = walker2d_step,
-  .physics = walker2d_physics,
+  .physics = gm_task_physics,
 };
