@@ -1143,6 +1143,7 @@ def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 e["skipped"] = str(exc)
                 del e["path"]
     out["envpool_mujoco"] = out.get("envpool_engine_version")
+    out["script_sha256"] = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
     try:
         out["git"] = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
                                     text=True).stdout.strip() or None
@@ -1183,6 +1184,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     p.add_argument("--resume", type=Path, default=None, help="a partial v5_sidebyside_*.json to continue")
+    p.add_argument("--name", default="v5_sidebyside", help="file name stem before the time stamp")
     p.add_argument("--verbose", action="store_true")
     a = p.parse_args(argv)
     a.tasks = tuple(t for t in a.tasks.split(",") if t)
@@ -1224,7 +1226,7 @@ def main(argv: list[str]) -> int:
         stem = args.resume.with_suffix("")
     else:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        stem = args.out / f"v5_sidebyside_{stamp}"
+        stem = args.out / f"{args.name}_{stamp}"
         report = {"tool": "bench/v5_sidebyside.py", "stamp": stamp, "machine": machine_info(),
                   "versions": versions(shim, engines), "engines": engines, "settings": settings,
                   "bare_shim": str(shim.path), "groups": [], "complete": False}
@@ -1243,7 +1245,7 @@ def main(argv: list[str]) -> int:
             g = run_group(task, n, gi, args, shim, engines)
             report["groups"].append(g)
             print(f"  {g['seconds']:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in g["phases"].items()), flush=True)
-            stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
+            stem.with_suffix(".json").write_text(json.dumps(report, separators=(",", ":")))
             for c in g["cells"]:
                 print(f"  {c['label']:38s} T={c['threads']}  {c['median']:>12,.0f} env-steps/s  "
                       f"spread {100 * c['spread']:.0f}%", flush=True)
@@ -1267,7 +1269,7 @@ def main(argv: list[str]) -> int:
     title = (f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, {CPUS} CPUs, load "
              f"{report['machine']['loadavg'][0]:.1f}")
     report["plot"] = plot(rows, args, stem.with_suffix(".png"), title)
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    stem.with_suffix(".json").write_text(json.dumps(report, separators=(",", ":")))
     print()
     print(md)
     print(f"{len(warnings)} warnings (see the JSON); wrote {stem}.json, .md; {report['plot']}")
