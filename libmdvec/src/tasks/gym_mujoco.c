@@ -251,3 +251,65 @@ double gm_np_norm(const double *x, int n) {
   for (int i = 0; i < n; i++) dot += x[i] * x[i];
   return sqrt(0.0 + dot);  /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
 }
+
+/*---------------------------------- Humanoid-v5 and HumanoidStandup-v5 ----------------------------*/
+
+int gm_humanoid_init(gm_humanoid *h, const mjModel *m, const mdv_value *obs_opts, const mdv_field *head,
+                     int n_head, const mdv_field *tail, int n_tail, mdv_spec *spec) {
+  h->exclude = obs_opts[0].i[0] != 0;
+  h->cinert = obs_opts[1].i[0] != 0;
+  h->cvel = obs_opts[2].i[0] != 0;
+  h->qfrc_actuator = obs_opts[3].i[0] != 0;
+  h->cfrc_ext = obs_opts[4].i[0] != 0;
+  h->n_head = n_head;
+  h->ntendon = (int)m->ntendon;
+  int n_info = n_head + 2 * h->ntendon + n_tail;
+  size_t name_size = 32;
+  h->info = calloc((size_t)n_info, sizeof *h->info);
+  h->names = malloc(name_size * (size_t)(2 * h->ntendon > 0 ? 2 * h->ntendon : 1));
+  if (!h->info || !h->names) return MDVEC_ERR_NOMEM;
+  memcpy(h->info, head, sizeof *head * (size_t)n_head);
+  for (int k = 0; k < 2 * h->ntendon; k++) {
+    char *name = h->names + name_size * (size_t)k;
+    snprintf(name, name_size, "%s[%d]", k < h->ntendon ? "tendon_length" : "tendon_velocity", k % h->ntendon);
+    h->info[n_head + k] = (mdv_field){name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET};
+  }
+  memcpy(h->info + n_head + 2 * h->ntendon, tail, sizeof *tail * (size_t)n_tail);
+
+  int nbody1 = (int)m->nbody - 1;
+  spec->obs_dim = (int)(m->nq + m->nv) - 2 * h->exclude + 10 * nbody1 * h->cinert + 6 * nbody1 * h->cvel +
+                  (m->nv > 6 ? (int)m->nv - 6 : 0) * h->qfrc_actuator + 6 * nbody1 * h->cfrc_ext;
+  spec->n_info = n_info;
+  spec->info = h->info;
+  return MDVEC_OK;
+}
+
+void gm_humanoid_free(gm_humanoid *h) {
+  free(h->info);
+  free(h->names);
+  h->info = NULL;
+  h->names = NULL;
+}
+
+void gm_humanoid_obs(const gm_humanoid *h, const mjModel *m, const mjData *d, double *obs) {
+  int k = 0, nb = (int)m->nbody;
+  for (int i = 2 * h->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
+  if (h->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
+  if (h->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
+  if (h->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
+  if (h->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
+}
+
+void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_out *out) {
+  for (int k = 0; k < h->ntendon; k++) {
+    gm_info(out, h->n_head + k, d->ten_length[k]);
+    gm_info(out, h->n_head + h->ntendon + k, d->ten_velocity[k]);
+  }
+}
+
+double gm_sum_square_cfrc_ext(const mjModel *m, const mjData *d, double *scratch) {
+  int nf = 6 * (int)m->nbody;
+  for (int i = 0; i < nf; i++) scratch[i] = mdv_np_square(d->cfrc_ext[i]);
+  return mdv_np_sum(scratch, nf);
+}

@@ -164,4 +164,47 @@ double gm_np_norm(const double *x, int n);
 /* Copy the env's info field value v into info field k of out (info[k * stride]). */
 static inline void gm_info(const mdv_out *out, int k, double v) { out->info[(size_t)k * out->stride] = v; }
 
+/*---------------------------------- Humanoid-v5 and HumanoidStandup-v5 -------------------------*/
+
+/* The observation options both humanoid tasks have, in this order, after their own. */
+#define GM_HUMANOID_OBS_OPTIONS                                                                      \
+  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,            \
+   "leave qpos[0:2] (x, y) out of the observation"},                                                \
+  {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,                         \
+   "append cinert[1:] (10 per body) to the observation"},                                           \
+  {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,                           \
+   "append cvel[1:] (6 per body) to the observation"},                                              \
+  {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,                  \
+   "append qfrc_actuator[6:] to the observation"},                                                  \
+  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,                       \
+   "append cfrc_ext[1:] (6 per body) to the observation"}
+
+typedef struct gm_humanoid_ {  /* what the humanoid tasks share: observation parts, info fields */
+  int exclude, cinert, cvel, qfrc_actuator, cfrc_ext;  /* the GM_HUMANOID_OBS_OPTIONS values */
+  int n_head, ntendon;   /* tendon fields start at n_head */
+  mdv_field *info;       /* (n_info) the fields */
+  char *names;           /* storage of the tendon field names */
+} gm_humanoid;
+
+/* Read the GM_HUMANOID_OBS_OPTIONS values (obs_opts[0..4]); build the info fields: head[n_head],
+ * "tendon_length[k]", "tendon_velocity[k]" (k < ntendon: Gymnasium's (ntendon,) arrays, one field
+ * each, in step and reset info), tail[n_tail]; fill spec's obs_dim, n_info, info. Return MDVEC_OK, or
+ * MDVEC_ERR_NOMEM (free h with gm_humanoid_free). */
+int gm_humanoid_init(gm_humanoid *h, const mjModel *m, const mdv_value *obs_opts, const mdv_field *head,
+                     int n_head, const mdv_field *tail, int n_tail, mdv_spec *spec);
+
+/* Free what gm_humanoid_init allocated; safe on a zeroed struct. */
+void gm_humanoid_free(gm_humanoid *h);
+
+/* _get_obs: concatenate(qpos[2:] or qpos, qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:])
+ * (each of the last four if included). */
+void gm_humanoid_obs(const gm_humanoid *h, const mjModel *m, const mjData *d, double *obs);
+
+/* The tendon info fields: ten_length, ten_velocity. */
+void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_out *out);
+
+/* np.sum(np.square(data.cfrc_ext)) over all nbody x 6 values (squares into scratch, then numpy's
+ * pairwise sum). */
+double gm_sum_square_cfrc_ext(const mjModel *m, const mjData *d, double *scratch);
+
 #endif /* MDV_GYM_MUJOCO_H */

@@ -70,16 +70,7 @@ static const mdv_option_decl humanoid_options[HUM_N_OPTIONS] = {
    "terminate when the humanoid is unhealthy"},
   {"healthy_z_range", MDVEC_OPT_RANGE, "1.0,2.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[2] (torso height) < hi"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0:2] (x, y) out of the observation"},
-  {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cinert[1:] (10 per body) to the observation"},
-  {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cvel[1:] (6 per body) to the observation"},
-  {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append qfrc_actuator[6:] to the observation"},
-  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cfrc_ext[1:] (6 per body) to the observation"},
+  GM_HUMANOID_OBS_OPTIONS,
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -111,11 +102,8 @@ typedef struct humanoid_shared_ {
   double healthy_reward;
   int terminate_when_unhealthy;
   double z_lo, z_hi;
-  int exclude, cinert, cvel, qfrc_actuator, cfrc_ext;  /* observation parts */
   double mass_sum;       /* model.body_mass.sum() */
-  int ntendon;           /* tendon fields start at HUM_N_HEAD */
-  mdv_field *info;       /* (n_info) the fields */
-  char *names;           /* storage of the tendon field names */
+  gm_humanoid h;          /* observation parts, info fields */
 } humanoid_shared;
 
 typedef struct humanoid_env_ {
@@ -128,8 +116,7 @@ static void humanoid_destroy(void *shared) {
   humanoid_shared *sh = shared;
   if (!sh) return;
   gm_destroy(&sh->g);
-  free(sh->info);
-  free(sh->names);
+  gm_humanoid_free(&sh->h);
   free(sh);
 }
 
@@ -154,39 +141,16 @@ static int humanoid_create(void **shared, const mdv_value *opts, mdv_spec *spec,
   sh->terminate_when_unhealthy = opts[HUM_TERMINATE_WHEN_UNHEALTHY].i[0] != 0;
   sh->z_lo = opts[HUM_HEALTHY_Z_RANGE].d[0];
   sh->z_hi = opts[HUM_HEALTHY_Z_RANGE].d[1];
-  sh->exclude = opts[HUM_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
-  sh->cinert = opts[HUM_INCLUDE_CINERT].i[0] != 0;
-  sh->cvel = opts[HUM_INCLUDE_CVEL].i[0] != 0;
-  sh->qfrc_actuator = opts[HUM_INCLUDE_QFRC_ACTUATOR].i[0] != 0;
-  sh->cfrc_ext = opts[HUM_INCLUDE_CFRC_EXT].i[0] != 0;
   sh->mass_sum = mdv_np_sum(m->body_mass, (int)m->nbody);
 
   /* The info fields: x_position, y_position, tendon_length[k], tendon_velocity[k], the rest. */
-  sh->ntendon = (int)m->ntendon;
-  int n_info = HUM_N_HEAD + 2 * sh->ntendon + HUM_N_TAIL;
-  size_t name_size = 32;
-  sh->info = calloc((size_t)n_info, sizeof *sh->info);
-  sh->names = malloc(name_size * (size_t)(2 * sh->ntendon > 0 ? 2 * sh->ntendon : 1));
-  if (!sh->info || !sh->names) {
+  gm_fill_spec(&sh->g, spec);
+  if (gm_humanoid_init(&sh->h, m, &opts[HUM_EXCLUDE_CURRENT_POSITIONS], humanoid_head, HUM_N_HEAD,
+                       humanoid_tail, HUM_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "Humanoid-v5: out of memory");
     humanoid_destroy(sh);
     return MDVEC_ERR_NOMEM;
   }
-  memcpy(sh->info, humanoid_head, sizeof humanoid_head);
-  for (int k = 0; k < 2 * sh->ntendon; k++) {
-    char *name = sh->names + name_size * (size_t)k;
-    snprintf(name, name_size, "%s[%d]", k < sh->ntendon ? "tendon_length" : "tendon_velocity",
-             k % sh->ntendon);
-    sh->info[HUM_N_HEAD + k] = (mdv_field){name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET};
-  }
-  memcpy(sh->info + HUM_N_HEAD + 2 * sh->ntendon, humanoid_tail, sizeof humanoid_tail);
-
-  gm_fill_spec(&sh->g, spec);
-  int nbody1 = (int)m->nbody - 1;
-  spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 10 * nbody1 * sh->cinert + 6 * nbody1 * sh->cvel +
-                  (m->nv > 6 ? (int)m->nv - 6 : 0) * sh->qfrc_actuator + 6 * nbody1 * sh->cfrc_ext;
-  spec->n_info = n_info;
-  spec->info = sh->info;
   spec->env_size = sizeof(humanoid_env);
   *shared = sh;
   return MDVEC_OK;
@@ -212,20 +176,6 @@ static void humanoid_env_free(void *env) {
 
 /*---------------------------------- Observation, centre of mass, info ------------------------------*/
 
-/* _get_obs: concatenate(qpos[2:] or qpos, qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:]). */
-static void humanoid_obs(const humanoid_env *e, double *obs) {
-  const humanoid_shared *sh = e->sh;
-  const mjModel *m = sh->g.m;
-  const mjData *d = e->g.d;
-  int k = 0, nb = (int)m->nbody;
-  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
-  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
-  if (sh->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
-  if (sh->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
-  if (sh->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
-  if (sh->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
-}
-
 /* mass_center: (np.einsum("b,bj->j", body_mass, xipos) / body_mass.sum())[0:2]. */
 static void humanoid_mass_center(const humanoid_env *e, double xy[2]) {
   const mjModel *m = e->sh->g.m;
@@ -240,14 +190,10 @@ static void humanoid_mass_center(const humanoid_env *e, double xy[2]) {
 /* x_position, y_position, tendon_length, tendon_velocity, distance_from_origin (step and reset). */
 static void humanoid_position_info(const humanoid_env *e, const mdv_out *out) {
   const mjData *d = e->g.d;
-  int nt = e->sh->ntendon;
   gm_info(out, HUM_X_POSITION, d->qpos[0]);
   gm_info(out, HUM_Y_POSITION, d->qpos[1]);
-  for (int k = 0; k < nt; k++) {
-    gm_info(out, HUM_N_HEAD + k, d->ten_length[k]);
-    gm_info(out, HUM_N_HEAD + nt + k, d->ten_velocity[k]);
-  }
-  gm_info(out, HUM_N_HEAD + 2 * nt + HUM_DISTANCE, gm_np_norm(d->qpos, 2));
+  gm_humanoid_tendon_info(&e->sh->h, d, out);
+  gm_info(out, HUM_N_HEAD + 2 * e->sh->h.ntendon + HUM_DISTANCE, gm_np_norm(d->qpos, 2));
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
@@ -260,7 +206,7 @@ static void humanoid_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
   gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
   gm_set_state_done(&e->g);
-  humanoid_obs(e, out->obs);
+  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
   humanoid_position_info(e, out);  /* _get_reset_info */
 }
 
@@ -280,7 +226,7 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
   double x_velocity = (after[0] - before[0]) / sh->g.dt;
   double y_velocity = (after[1] - before[1]) / sh->g.dt;
 
-  humanoid_obs(e, out->obs);
+  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
 
   /* _get_rew */
   double forward_reward = sh->forward_reward_weight * x_velocity;
@@ -289,9 +235,7 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
   double healthy_reward = (double)is_healthy * sh->healthy_reward;
   double rewards = forward_reward + healthy_reward;
   double ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
-  int nf = 6 * (int)m->nbody;
-  for (int i = 0; i < nf; i++) e->scratch[i] = mdv_np_square(d->cfrc_ext[i]);
-  double contact_cost = sh->contact_cost_weight * mdv_np_sum(e->scratch, nf);
+  double contact_cost = sh->contact_cost_weight * gm_sum_square_cfrc_ext(m, d, e->scratch);
   contact_cost = mdv_np_clip(contact_cost, sh->contact_lo, sh->contact_hi);
   double costs = ctrl_cost + contact_cost;
   *out->reward = rewards - costs;
@@ -299,7 +243,7 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
   *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);
   *out->truncated = (uint8_t)gm_time_limit(&e->g);
 
-  int t = HUM_N_HEAD + 2 * sh->ntendon;
+  int t = HUM_N_HEAD + 2 * sh->h.ntendon;
   humanoid_position_info(e, out);
   gm_info(out, t + HUM_X_VELOCITY, x_velocity);
   gm_info(out, t + HUM_Y_VELOCITY, y_velocity);

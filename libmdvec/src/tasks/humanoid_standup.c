@@ -53,16 +53,7 @@ static const mdv_option_decl standup_options[HSU_N_OPTIONS] = {
    "weight of sum(cfrc_ext**2) in the impact cost (-reward_impact)"},
   {"impact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
    "the impact cost is clipped to [lo, hi]"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0:2] (x, y) out of the observation"},
-  {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cinert[1:] (10 per body) to the observation"},
-  {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cvel[1:] (6 per body) to the observation"},
-  {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append qfrc_actuator[6:] to the observation"},
-  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append cfrc_ext[1:] (6 per body) to the observation"},
+  GM_HUMANOID_OBS_OPTIONS,
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -86,10 +77,7 @@ static const mdv_field standup_tail[HSU_N_TAIL] = {
 typedef struct standup_shared_ {
   gm_shared g;
   double ctrl_cost_weight, impact_cost_weight, impact_lo, impact_hi;
-  int exclude, cinert, cvel, qfrc_actuator, cfrc_ext;  /* observation parts */
-  int ntendon;           /* tendon fields start at HSU_N_HEAD */
-  mdv_field *info;       /* (n_info) the fields */
-  char *names;           /* storage of the tendon field names */
+  gm_humanoid h;          /* observation parts, info fields */
 } standup_shared;
 
 typedef struct standup_env_ {
@@ -102,8 +90,7 @@ static void standup_destroy(void *shared) {
   standup_shared *sh = shared;
   if (!sh) return;
   gm_destroy(&sh->g);
-  free(sh->info);
-  free(sh->names);
+  gm_humanoid_free(&sh->h);
   free(sh);
 }
 
@@ -123,39 +110,16 @@ static int standup_create(void **shared, const mdv_value *opts, mdv_spec *spec, 
   sh->impact_cost_weight = opts[HSU_IMPACT_COST_WEIGHT].d[0];
   sh->impact_lo = opts[HSU_IMPACT_COST_RANGE].d[0];
   sh->impact_hi = opts[HSU_IMPACT_COST_RANGE].d[1];
-  sh->exclude = opts[HSU_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
-  sh->cinert = opts[HSU_INCLUDE_CINERT].i[0] != 0;
-  sh->cvel = opts[HSU_INCLUDE_CVEL].i[0] != 0;
-  sh->qfrc_actuator = opts[HSU_INCLUDE_QFRC_ACTUATOR].i[0] != 0;
-  sh->cfrc_ext = opts[HSU_INCLUDE_CFRC_EXT].i[0] != 0;
 
   /* The info fields: x_position, y_position, z_distance_from_origin, tendon_length[k],
      tendon_velocity[k], the rewards. */
-  sh->ntendon = (int)m->ntendon;
-  int n_info = HSU_N_HEAD + 2 * sh->ntendon + HSU_N_TAIL;
-  size_t name_size = 32;
-  sh->info = calloc((size_t)n_info, sizeof *sh->info);
-  sh->names = malloc(name_size * (size_t)(2 * sh->ntendon > 0 ? 2 * sh->ntendon : 1));
-  if (!sh->info || !sh->names) {
+  gm_fill_spec(&sh->g, spec);
+  if (gm_humanoid_init(&sh->h, m, &opts[HSU_EXCLUDE_CURRENT_POSITIONS], standup_head, HSU_N_HEAD,
+                       standup_tail, HSU_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "HumanoidStandup-v5: out of memory");
     standup_destroy(sh);
     return MDVEC_ERR_NOMEM;
   }
-  memcpy(sh->info, standup_head, sizeof standup_head);
-  for (int k = 0; k < 2 * sh->ntendon; k++) {
-    char *name = sh->names + name_size * (size_t)k;
-    snprintf(name, name_size, "%s[%d]", k < sh->ntendon ? "tendon_length" : "tendon_velocity",
-             k % sh->ntendon);
-    sh->info[HSU_N_HEAD + k] = (mdv_field){name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET};
-  }
-  memcpy(sh->info + HSU_N_HEAD + 2 * sh->ntendon, standup_tail, sizeof standup_tail);
-
-  gm_fill_spec(&sh->g, spec);
-  int nbody1 = (int)m->nbody - 1;
-  spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 10 * nbody1 * sh->cinert + 6 * nbody1 * sh->cvel +
-                  (m->nv > 6 ? (int)m->nv - 6 : 0) * sh->qfrc_actuator + 6 * nbody1 * sh->cfrc_ext;
-  spec->n_info = n_info;
-  spec->info = sh->info;
   spec->env_size = sizeof(standup_env);
   *shared = sh;
   return MDVEC_OK;
@@ -181,31 +145,13 @@ static void standup_env_free(void *env) {
 
 /*---------------------------------- Observation, info ---------------------------------------------*/
 
-/* _get_obs: concatenate(qpos[2:] or qpos, qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:]). */
-static void standup_obs(const standup_env *e, double *obs) {
-  const standup_shared *sh = e->sh;
-  const mjModel *m = sh->g.m;
-  const mjData *d = e->g.d;
-  int k = 0, nb = (int)m->nbody;
-  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
-  for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
-  if (sh->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
-  if (sh->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
-  if (sh->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
-  if (sh->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
-}
-
 /* x_position, y_position, z_distance_from_origin, tendon_length, tendon_velocity (step and reset). */
 static void standup_position_info(const standup_env *e, const mdv_out *out) {
   const mjData *d = e->g.d;
-  int nt = e->sh->ntendon;
   gm_info(out, HSU_X_POSITION, d->qpos[0]);
   gm_info(out, HSU_Y_POSITION, d->qpos[1]);
   gm_info(out, HSU_Z_DISTANCE, d->qpos[2] - e->sh->g.init_qpos[2]);
-  for (int k = 0; k < nt; k++) {
-    gm_info(out, HSU_N_HEAD + k, d->ten_length[k]);
-    gm_info(out, HSU_N_HEAD + nt + k, d->ten_velocity[k]);
-  }
+  gm_humanoid_tendon_info(&e->sh->h, d, out);
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
@@ -218,7 +164,7 @@ static void standup_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
   gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
   gm_set_state_done(&e->g);
-  standup_obs(e, out->obs);
+  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
   standup_position_info(e, out);  /* _get_reset_info */
 }
 
@@ -237,17 +183,15 @@ static void standup_step(void *env, const double *action, int action_dtype, mdv_
   /* _get_rew */
   double uph_cost = (pos_after - 0.0) / m->opt.timestep;
   double quad_ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
-  int nf = 6 * (int)m->nbody;
-  for (int i = 0; i < nf; i++) e->scratch[i] = mdv_np_square(d->cfrc_ext[i]);
-  double quad_impact_cost = sh->impact_cost_weight * mdv_np_sum(e->scratch, nf);
+  double quad_impact_cost = sh->impact_cost_weight * gm_sum_square_cfrc_ext(m, d, e->scratch);
   quad_impact_cost = mdv_np_clip(quad_impact_cost, sh->impact_lo, sh->impact_hi);
   *out->reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1.0;
 
-  standup_obs(e, out->obs);
+  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
   *out->terminated = 0;
   *out->truncated = (uint8_t)gm_time_limit(&e->g);
 
-  int t = HSU_N_HEAD + 2 * sh->ntendon;
+  int t = HSU_N_HEAD + 2 * sh->h.ntendon;
   standup_position_info(e, out);
   gm_info(out, t + HSU_REWARD_LINUP, uph_cost);
   gm_info(out, t + HSU_REWARD_QUADCTRL, -quad_ctrl_cost);
