@@ -15,10 +15,11 @@
  *   mdvec_destroy(env);
  *
  * MuJoCo inside the envs: instabilities are MuJoCo warnings, which reset that env's mjData exactly as
- * they do in the reference; they are counted per env (mdvec_warnings), never printed or logged to a file. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the
- * contacts of a fall) is trapped per env on the thread that raised it: that env stops, the others
- * carry on, and the call returns MDVEC_ERR_PHYSICS naming it; stepping again needs a reset of the
- * handle (mdvec_reset) or of that env (mdvec_reset_envs with a mask, mdvec_reset_with_params). With
+ * they do in the reference; they are counted per env (mdvec_warnings), never printed or logged to a
+ * file. A MuJoCo *error* (mju_error, e.g. an mjData arena too small for the contacts of a fall) is
+ * trapped per env on the thread that raised it: that env stops, the others carry on, and the call
+ * returns MDVEC_ERR_PHYSICS naming it; stepping again needs a reset of the handle (mdvec_reset) or of
+ * that env (mdvec_reset_envs with a mask, mdvec_reset_with_params). With
  * cfg.on_error = MDVEC_ON_ERROR_END_EPISODE the error ends that env's episode instead and the step
  * succeeds (see "MuJoCo errors in envs"). The process-wide MuJoCo handler, which other users of
  * libmujoco in the process own, is never touched.
@@ -75,7 +76,7 @@ MDVEC_API int mdvec_mujoco_version(void);
 #define MDVEC_ERR_NOMEM -5     /* out of memory (MuJoCo's allocations and worker stacks included) */
 #define MDVEC_ERR_THREAD -6    /* a worker thread could not be started (other than for memory) */
 #define MDVEC_ERR_ACTION -7    /* an action is not finite; no env was stepped */
-#define MDVEC_ERR_STATE -8     /* call out of order (step before reset) */
+#define MDVEC_ERR_STATE -8     /* call out of order (step before reset), concurrent, or in a forked child */
 #define MDVEC_ERR_PARAMS -9    /* malformed episode parameters (the message names the field) */
 #define MDVEC_ERR_PHYSICS -10  /* MuJoCo raised an error in an env; that env stopped (message names it) */
 
@@ -144,7 +145,8 @@ typedef struct mdvec_ mdvec_t;  /* opaque handle: N envs, their models and data,
  * env cost more than a few MB. Once two envs exist, the memory of all N is estimated and the call
  * returns MDVEC_ERR_NOMEM, naming num_envs, without building the others when it exceeds the machine's
  * memory or the process's address-space limit (RLIMIT_AS, `ulimit -v`); an allocation that still fails
- * is MDVEC_ERR_NOMEM too. On every error nothing is left allocated. */
+ * is MDVEC_ERR_NOMEM too. On every error nothing is left allocated (MuJoCo's own loader excepted: when
+ * mj_loadXML itself runs out of memory it leaks the mjData it was making, which mdvec cannot reach). */
 MDVEC_API int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err_size);
 
 /* Stop the workers and free everything; NULL is a no-op. Buffers from the handle become invalid. */
