@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "npmath.h"
 
 /*---------------------------------- Shared part ---------------------------------------------------*/
@@ -44,11 +45,12 @@ int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err,
     return MDVEC_ERR_NOMEM;
   }
   char load_err[1000] = "";
-  sh->m = mj_loadXML(path, NULL, load_err, (int)sizeof load_err);
+  int code = MDVEC_ERR_MODEL;
+  sh->m = mdv_model_load(NULL, path, &code, load_err, sizeof load_err);  /* regular files only, trapped */
   if (!sh->m) {
     snprintf(err, err_size, "%s: cannot load xml_file '%s': %s", task, path, load_err);
     gm_destroy(sh);
-    return MDVEC_ERR_MODEL;
+    return code;
   }
   const mjModel *m = sh->m;
   if (m->nu < 1) {
@@ -63,7 +65,8 @@ int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err,
   sh->init_qvel = malloc(sizeof(double) * (size_t)(m->nv > 0 ? m->nv : 1));
   sh->act_low = malloc(sizeof(double) * (size_t)m->nu);
   sh->act_high = malloc(sizeof(double) * (size_t)m->nu);
-  mjData *d = mj_makeData(m);
+  mjData *d = sh->init_qpos && sh->init_qvel && sh->act_low && sh->act_high
+                  ? mdv_data_make(m, &code, load_err, sizeof load_err) : NULL;
   if (!sh->init_qpos || !sh->init_qvel || !sh->act_low || !sh->act_high || !d) {
     if (d) mj_deleteData(d);
     snprintf(err, err_size, "%s: out of memory", task);
@@ -130,11 +133,9 @@ void gm_fill_spec(const gm_shared *sh, mdv_spec *spec) {
 int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size) {
   e->sh = sh;
   e->elapsed = 0;
-  e->d = mj_makeData(sh->m);
-  if (!e->d) {
-    snprintf(err, err_size, "out of memory for one env's mjData");
-    return -1;
-  }
+  int code = MDVEC_ERR_NOMEM;
+  e->d = mdv_data_make(sh->m, &code, err, err_size);  /* probes the allocation first: nothing half-made */
+  if (!e->d) return -1;
   return 0;
 }
 
