@@ -146,6 +146,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
+            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def get_images(self) -> Sequence[np.ndarray | None]:

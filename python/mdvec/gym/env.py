@@ -100,6 +100,7 @@ class CCore:
         return self._model, self._data
 
     def close(self) -> None:
+        self._buf = None  # drop the buffer views first, so that close() frees the memory at once
         self.venv.close()
 
 

@@ -195,6 +195,7 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
+            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def __repr__(self) -> str:
