@@ -53,6 +53,7 @@ Run from a source checkout (the bare loop compiles libmdvec/src/pool.c), with a 
 (``.venv-envpool``: a venv with envpool that sees the main venv's packages; without envpool the EnvPool
 cells are skipped, and the EnvPool engine too unless ``--envpool-lib`` names its module). ``--quick``:
 N = 8 only, 2 short rounds, no batch cells (< 2 minutes); the full run takes about 10-15 minutes.
+``--pool A.json B.json ...`` (alone) prints ratios pooled over several runs' per-round pairs.
 """
 
 from __future__ import annotations
@@ -1106,6 +1107,63 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
     return f"wrote {path}"
 
 
+# --------------------------------------------------------------------------- pooling runs
+POOLED = (("mdvec/bare (cpu)", "mdvec", "bare", "cpu_rate"), ("mdvec C/bare (cpu)", "mdvec C", "bare", "cpu_rate"),
+          ("mdvec/bare", "mdvec", "bare", "rate"), ("mdvec/EnvPool", "mdvec", "EnvPool", "rate"),
+          ("mdvec gym/EnvPool", "mdvec gym", "EnvPool", "rate"))
+
+
+def pair_ratios(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> list[float]:
+    """Every per-round ratio of a's window to b's (the values paired_ratio takes the median of)."""
+    if not a or not b:
+        return []
+    rb = {w["round"]: w.get(key) for w in b["windows"]}
+    return [w[key] / rb[w["round"]] for w in a["windows"] if w.get(key) and rb.get(w["round"])]
+
+
+def pool(paths: list[Path]) -> str:
+    """Pooled ratios over several runs' JSON: per (task, T, N) the median of all their per-round ratios and
+    the quartiles (in brackets), then per task over both N; engine ratios likewise over every engine cell."""
+    reports = [json.loads(p.read_text()) for p in paths]
+    groups = [g for r in reports for g in r["groups"]]
+    tasks = list(dict.fromkeys(g["task"] for g in groups))
+    threads = sorted({c["threads"] for g in groups for c in g["cells"] if c["label"] == "mdvec"})
+
+    def q(xs: list[float]) -> str:
+        if not xs:
+            return "-"
+        qs = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+        return f"{statistics.median(xs):.2f} ({qs[0]:.2f}-{qs[2]:.2f}, {len(xs)})"
+
+    loads = [f"{r['stamp']}: load {r['machine']['loadavg'][0]:.1f} -> {r['machine_after']['loadavg'][0]:.1f}"
+             for r in reports]
+    lines = [f"Pooled over {len(reports)} runs ({'; '.join(loads)}): median of every per-round ratio, "
+             "(quartiles, number of pairs).", "",
+             "| task | T | " + " | ".join(name for name, *_ in POOLED) + " |",
+             "|---|---|" + "---|" * len(POOLED)]
+    for task in tasks:
+        for t in threads:
+            cols = []
+            for _, a, b, key in POOLED:
+                xs = [x for g in groups if g["task"] == task
+                      for x in pair_ratios(cell_of(g, a, t), cell_of(g, b, t), key)]
+                cols.append(q(xs))
+            lines.append(f"| {task} | {t} | " + " | ".join(cols) + " |")
+    eng = (("engine ratio", "engine envpool engine / gym xml", "bare"),
+           ("official old / mujoco 4", "engine official old / gym xml", "bare"),
+           ("EnvPool xml / gym xml (mujoco 4; control)", "engine mujoco / envpool xml", "bare"),
+           ("physics ratio", "engine envpool engine / envpool xml", "bare"))
+    lines += ["", "| task | " + " | ".join(name for name, *_ in eng) + " |", "|---|" + "---|" * len(eng)]
+    for task in tasks:
+        cols = []
+        for _, a, b in eng:
+            xs = [x for g in groups if g["task"] == task for x in pair_ratios(cell_of(g, a, None), cell_of(g, b, 1),
+                                                                              "cpu_rate")]
+            cols.append(q(xs))
+        lines.append(f"| {task} | " + " | ".join(cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- machine and versions
 def machine_info() -> dict[str, Any]:
     model = "unknown"
@@ -1209,6 +1267,9 @@ SETTING_KEYS = ("tasks", "threads", "envs", "window_seconds", "rounds", "backend
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--pool"]:
+        print(pool([Path(p) for p in argv[1:]]), end="")
+        return 0
     args = parse_args(argv)
     if gymnasium is None:
         print("gymnasium is needed (the v5 model files and the Gymnasium backends)", file=sys.stderr)
