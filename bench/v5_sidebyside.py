@@ -53,7 +53,8 @@ Run from a source checkout (the bare loop compiles libmdvec/src/pool.c), with a 
 (``.venv-envpool``: a venv with envpool that sees the main venv's packages; without envpool the EnvPool
 cells are skipped, and the EnvPool engine too unless ``--envpool-lib`` names its module). ``--quick``:
 N = 8 only, 2 short rounds, no batch cells (< 2 minutes); the full run takes about 10-15 minutes.
-``--pool A.json B.json ...`` (alone) prints ratios pooled over several runs' per-round pairs.
+``--pool A.json B.json ...`` (alone) prints ratios pooled over several runs' per-round pairs;
+``--replot A.json ...`` (alone) rewrites runs' .md and .png from their JSON.
 """
 
 from __future__ import annotations
@@ -1082,7 +1083,7 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
         ax.set_title(f"T = {t} threads, N = {n} envs: env-steps/s (median of windows)", fontsize=9)
         ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
     axes.flat[0].legend(fontsize=7, ncol=4)
-    panels = [("mdvec_over_bare", "mdvec / bare physics (paired, wall clock); dotted: 0.95"),
+    panels = [("mdvec_over_bare_cpu", "mdvec / bare physics (paired, per CPU-second); dotted: 0.95"),
               ("mdvec_gym_over_envpool", "mdvec gym / EnvPool (paired, wall clock); triangles: physics ratio")]
     for j, (key, label) in enumerate(panels):
         ax = axes.flat[len(configs) + j]
@@ -1093,7 +1094,7 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
             ax.plot(range(len(tasks)), [(by.get((task, configs[0][0], configs[0][1])) or {}).get("physics_ratio")
                                         or np.nan for task in tasks], "k^", label="physics ratio", ms=6)
         ax.axhline(1.0, color="grey", lw=0.8)
-        if key == "mdvec_over_bare":
+        if key == "mdvec_over_bare_cpu":
             ax.axhline(0.95, color="grey", lw=0.8, ls=":")
         ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
         ax.set_title(label, fontsize=9)
@@ -1269,6 +1270,17 @@ SETTING_KEYS = ("tasks", "threads", "envs", "window_seconds", "rounds", "backend
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--pool"]:
         print(pool([Path(p) for p in argv[1:]]), end="")
+        return 0
+    if argv[:1] == ["--replot"]:  # rewrite a finished run's .md and .png from its JSON (this script's format)
+        for path in map(Path, argv[1:]):
+            report = json.loads(path.read_text())
+            args = argparse.Namespace(**report["settings"])
+            rows = summarize(report["groups"], args)
+            stem = path.with_suffix("")
+            stem.with_suffix(".md").write_text(markdown(rows, report["groups"], args, report))
+            title = (f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, "
+                     f"{report['machine']['cpus_allowed']} CPUs, load {report['machine']['loadavg'][0]:.1f}")
+            print(plot(rows, args, stem.with_suffix(".png"), title))
         return 0
     args = parse_args(argv)
     if gymnasium is None:
