@@ -95,8 +95,8 @@ except ImportError:  # pragma: no cover - gymnasium is needed for the v5 model f
 
 TASKS = tuple(gym_tasks.GYM_TASKS)
 CPUS = len(os.sched_getaffinity(0))
-MAX_STEPS = 50000
-BURN_IN = 32  # recorded steps no window starts in: every env was reset at step 0 (cold warmstart, first contacts)  # cap on vector steps per window (memory of the pre-generated actions)
+MAX_STEPS = 50000  # cap on vector steps per window (memory of the recording)
+BURN_IN = 32  # recorded steps no window starts in: every env was reset at step 0 (cold warmstart, first contacts)
 SPREAD_WARNING = 0.25  # warn when a cell's windows spread more than this around their median
 DTYPE_F32 = 1  # MDVEC_DTYPE_F32
 
@@ -844,10 +844,11 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
     box = (box_env.spec.action_low.astype(np.float64), box_env.spec.action_high.astype(np.float64))
     box_env.close()
     rng = np.random.default_rng([args.seed, gi])
-    rec = Recording(task, n, max(args.threads), args.seed + 1, box, rng, shim, task_model(task)[2])
-    rec.ensure(BURN_IN + 128)
-    phases["record"] = time.perf_counter() - tp - phases["open"]
+    rec: Recording | None = None
     try:
+        rec = Recording(task, n, max(args.threads), args.seed + 1, box, rng, shim, task_model(task)[2])
+        rec.ensure(BURN_IN + 128)
+        phases["record"] = time.perf_counter() - tp - phases["open"]
         for c in list(timed):
             try:
                 c.steps = c.calibrate(rec.data(BURN_IN), args.window_seconds)
@@ -878,8 +879,10 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
                 print(f"  round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", flush=True)
     finally:
         phases["windows"] = time.perf_counter() - tp - sum(phases.values())
-        reset_fraction = float(rec.resets.mean()) if len(rec.resets) else None
-        rec.close()
+        reset_fraction = float(rec.resets.mean()) if rec is not None and len(rec.resets) else None
+        recorded = len(rec.a32) if rec is not None else 0
+        if rec is not None:
+            rec.close()
         for c in cells:
             try:
                 c.close()
@@ -900,10 +903,9 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
                           "cpu_median": statistics.median(cpu_rates) if cpu_rates else None,
                           "median": med, "spread": (max(rates) - min(rates)) / med, "windows": c.windows,
                           "notes": c.notes})
-    res = {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction, "recorded_steps": len(rec.a32), "load_before": list(load0), "load_after": list(os.getloadavg()),
-           "seconds": time.perf_counter() - t_start, "phases": phases, "cells": out_cells, "skipped": skipped,
-           "max_episode_steps": spec.max_episode_steps}
-    return res
+    return {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction, "recorded_steps": recorded,
+            "load_before": list(load0), "load_after": list(os.getloadavg()), "seconds": time.perf_counter() - t_start,
+            "phases": phases, "cells": out_cells, "skipped": skipped, "max_episode_steps": spec.max_episode_steps}
 
 
 # --------------------------------------------------------------------------- summary
