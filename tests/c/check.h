@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static long check_passed, check_failed;
 
@@ -54,6 +55,31 @@ static inline double dbl(uint64_t u) {
 }
 
 /* Print the summary line and return the exit status. */
+#ifdef MDVEC_MODELS_DIR
+/* Write the built-in duck with <size memory="memory"/> (its mjData arena) into a temporary file; return
+ * its path (written into path), or NULL. */
+static inline const char *check_duck_with_memory(const char *memory, char *path, size_t size) {
+  FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "rb");
+  if (!in) return NULL;
+  static char xml[1 << 16];
+  size_t n = fread(xml, 1, sizeof xml - 1, in);
+  fclose(in);
+  xml[n] = 0;
+  const char *tag = "<mujoco model=\"duck\">";
+  char *at = strstr(xml, tag);
+  if (!at) return NULL;
+  snprintf(path, size, "/tmp/mdvec_test_%d_%s.xml", (int)getpid(), memory);
+  FILE *out = fopen(path, "wb");
+  if (!out) return NULL;
+  at += strlen(tag);
+  fwrite(xml, 1, (size_t)(at - xml), out);
+  fprintf(out, "<size memory=\"%s\"/>", memory);
+  fputs(at, out);
+  fclose(out);
+  return path;
+}
+#endif
+
 static inline int check_summary(const char *suite) {
   printf("%s: %ld passed, %ld failed\n", suite, check_passed, check_failed);
   return check_failed ? 1 : 0;

@@ -137,28 +137,6 @@ static void test_sizes_are_bounded(void) {
 
 /*---------------------------------- 2. Out of memory ----------------------------------------------*/
 
-/* Write the built-in duck with <size memory="memory"/> into path; return path or NULL. */
-static const char *duck_with_memory(const char *memory, char *path, size_t size) {
-  FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "rb");
-  if (!in) return NULL;
-  static char xml[1 << 16];
-  size_t n = fread(xml, 1, sizeof xml - 1, in);
-  fclose(in);
-  xml[n] = 0;
-  const char *tag = "<mujoco model=\"duck\">";
-  char *at = strstr(xml, tag);
-  if (!at) return NULL;
-  snprintf(path, size, "/tmp/mdvec_test_hardening_%d_%s.xml", (int)getpid(), memory);
-  FILE *out = fopen(path, "wb");
-  if (!out) return NULL;
-  at += strlen(tag);
-  fwrite(xml, 1, (size_t)(at - xml), out);
-  fprintf(out, "<size memory=\"%s\"/>", memory);
-  fputs(at, out);
-  fclose(out);
-  return path;
-}
-
 typedef struct { const char *path; int num_envs, threads; } model_run;
 
 /* Create (and destroy) num_envs envs of a model file; return the code, message in msg. */
@@ -198,7 +176,7 @@ static int create_threads_without_stacks(const void *arg, char *msg, size_t n) {
 
 static void test_out_of_memory_is_an_error(void) {
   char path[256];
-  CHECK(duck_with_memory("3G", path, sizeof path) != NULL);
+  CHECK(check_duck_with_memory("3G", path, sizeof path) != NULL);
   model_run big = {path, 4, 1};
   if (!SANITIZED) {
     int stray = 0;
@@ -219,7 +197,7 @@ static void test_out_of_memory_is_an_error(void) {
     if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
   }
   remove(path);
-  CHECK(duck_with_memory("200K", path, sizeof path) != NULL);
+  CHECK(check_duck_with_memory("200K", path, sizeof path) != NULL);
   model_run threads = {path, 64, 64};
   if (!SANITIZED) {
     outcome o = in_child(0, create_threads_without_stacks, &threads, NULL);
@@ -408,7 +386,7 @@ static int same_results(const mdvec_t *a, const mdvec_t *b, int j) {
 
 static void test_physics_error_ends_one_episode(void) {
   char path[256];
-  CHECK(duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not for some falls */
+  CHECK(check_duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not for some falls */
   static double actions[EN * NU];
 
   error_run raise = run_to_error(path, MDVEC_AUTORESET_SAME_STEP, MDVEC_ON_ERROR_RAISE);

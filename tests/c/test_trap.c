@@ -6,31 +6,9 @@
 #include "check.h"
 #include "mdvec.h"
 
-/* Write the built-in duck with a smaller mjData arena into a temporary file; return its path. */
-static const char *duck_with_memory(const char *memory, char *path, size_t size) {
-  FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "rb");
-  if (!in) return NULL;
-  static char xml[1 << 16];
-  size_t n = fread(xml, 1, sizeof xml - 1, in);
-  fclose(in);
-  xml[n] = 0;
-  const char *tag = "<mujoco model=\"duck\">";
-  char *at = strstr(xml, tag);
-  if (!at) return NULL;
-  snprintf(path, size, "/tmp/mdvec_test_trap_%d_%s.xml", (int)getpid(), memory);
-  FILE *out = fopen(path, "wb");
-  if (!out) return NULL;
-  at += strlen(tag);
-  fwrite(xml, 1, (size_t)(at - xml), out);
-  fprintf(out, "<size memory=\"%s\"/>", memory);
-  fputs(at, out);
-  fclose(out);
-  return path;
-}
-
 static void test_error_while_stepping(void) {
   char path[256], err[512];
-  CHECK(duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not to lie down */
+  CHECK(check_duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not to lie down */
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.num_envs = 2;
@@ -63,7 +41,7 @@ static void test_error_while_stepping(void) {
 
 static void test_error_while_creating(void) {
   char path[256], err[512] = "";
-  CHECK(duck_with_memory("24K", path, sizeof path) != NULL);  /* too small even to stand */
+  CHECK(check_duck_with_memory("24K", path, sizeof path) != NULL);  /* too small even to stand */
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.model_path = path;
