@@ -21,6 +21,8 @@ CASES = contract.default_cases(quick=True)
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_contract_case_is_bit_identical(case: contract.Case) -> None:
     result = contract.run_case(case)
+    if result.skipped:  # a case of an optional extra that is not installed (gymnasium, SB3)
+        pytest.skip(result.skipped)
     assert result.observations > 250 and result.identical, result.first_mismatch
 
 

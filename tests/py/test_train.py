@@ -324,6 +324,7 @@ def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.Cap
 def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from mdvec import render
 
+    pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     if source == "mdvec" and not render.c_env_available():
         pytest.skip("libmdvec not loadable: no C env to draw")
     out = tmp_path / "hold.gif"
