@@ -80,14 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=1, help="uncounted updates per backend first (default %(default)s)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="duck task option")
     p.add_argument("--out", default=None,
-                   help="JSON file (default bench/results/train_throughput_<time>.json in the checkout)")
+                   help="JSON file, or a directory to write train_throughput_<time>.json into "
+                        "(default bench/results/ in the checkout)")
     args = p.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     if not backends or any(b not in BACKENDS for b in backends):
         p.error(f"--backends: choose from {BACKENDS}")
     task = parse_task_options(args.option)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) if args.out else ROOT / "bench" / "results" / f"train_throughput_{stamp}.json"
+    out = Path(args.out) if args.out else ROOT / "bench" / "results"
+    if out.is_dir() or not out.suffix:
+        out = out / f"train_throughput_{stamp}.json"
 
     trainers: dict[str, Trainer] = {}
     result: dict[str, Any] = {
