@@ -15,31 +15,49 @@
 
 #define MDV_PW_BLOCKSIZE 128
 
-/* numpy's DOUBLE_pairwise_sum for a contiguous array. */
-static double pairwise_sum(const double* a, int n) {
-  if (n < 8) {
-    double res = -0.0;  /* keeps an all -0.0 run at -0.0 */
-    for (int i = 0; i < n; i++) res += a[i];
-    return res;
+/* numpy's DOUBLE_/FLOAT_pairwise_sum, accumulating in type T, of LOAD(a[i]) over a contiguous
+   float64 array: the elements of np.square(a) (or of a) never stored, summed in numpy's order. */
+#define MDV_PAIRWISE_SUM(name, T, LOAD)                                              \
+  static T name(const double* a, int n) {                                            \
+    if (n < 8) {                                                                     \
+      T res = (T)-0.0; /* keeps an all -0.0 run at -0.0 */                           \
+      for (int i = 0; i < n; i++) res += LOAD(a[i]);                                 \
+      return res;                                                                    \
+    }                                                                                \
+    if (n <= MDV_PW_BLOCKSIZE) {                                                     \
+      T r[8];                                                                        \
+      int i;                                                                         \
+      for (int k = 0; k < 8; k++) r[k] = LOAD(a[k]);                                 \
+      for (i = 8; i < n - (n % 8); i += 8) {                                         \
+        for (int k = 0; k < 8; k++) r[k] += LOAD(a[i + k]);                          \
+      }                                                                              \
+      T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));     \
+      for (; i < n; i++) res += LOAD(a[i]);                                          \
+      return res;                                                                    \
+    }                                                                                \
+    int n2 = n / 2;                                                                  \
+    n2 -= n2 % 8;                                                                    \
+    return name(a, n2) + name(a + n2, n - n2);                                       \
   }
-  if (n <= MDV_PW_BLOCKSIZE) {
-    double r[8];
-    int i;
-    for (int k = 0; k < 8; k++) r[k] = a[k];
-    for (i = 8; i < n - (n % 8); i += 8) {
-      for (int k = 0; k < 8; k++) r[k] += a[i + k];
-    }
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; i++) res += a[i];
-    return res;
-  }
-  int n2 = n / 2;
-  n2 -= n2 % 8;
-  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
+
+#define MDV_LOAD(x) (x)
+#define MDV_LOAD_SQUARE(x) ((x) * (x))
+#define MDV_LOAD_SQUARE_F32(x) ((float)(x) * (float)(x))
+
+MDV_PAIRWISE_SUM(pairwise_sum, double, MDV_LOAD)
+MDV_PAIRWISE_SUM(pairwise_sum_square, double, MDV_LOAD_SQUARE)
+MDV_PAIRWISE_SUM(pairwise_sum_square_f32, float, MDV_LOAD_SQUARE_F32)
 
 double mdv_np_sum(const double* x, int n) {
   return 0.0 + pairwise_sum(x, n > 0 ? n : 0);
+}
+
+double mdv_np_sum_square(const double* x, int n) {
+  return 0.0 + pairwise_sum_square(x, n > 0 ? n : 0);
+}
+
+double mdv_np_sum_square_f32(const double* x, int n) {
+  return (double)(0.0f + pairwise_sum_square_f32(x, n > 0 ? n : 0));
 }
 
 double mdv_np_mean(const double* x, int n) {

@@ -21,6 +21,14 @@ extern "C" {
    left to right from -0.0, longer runs split at n/2 rounded down to a multiple of 8). */
 double mdv_np_sum(const double* x, int n);
 
+/* Return np.sum(np.square(x)) for a contiguous float64 array of n >= 0 elements: mdv_np_sum of
+   the squares x[i] * x[i], in the same order, without storing them. */
+double mdv_np_sum_square(const double* x, int n);
+
+/* Return np.sum(np.square(x32)), widened, for x32 the float32 array of the n >= 0 float32 values
+   x holds (widened): float32 squares summed in float32 (numpy's FLOAT_pairwise_sum) from 0.0f. */
+double mdv_np_sum_square_f32(const double* x, int n);
+
 /* Return np.mean(x) for a contiguous float64 array: mdv_np_sum(x, n) / (double)n (NaN when
    n == 0, as numpy's, which also warns). */
 double mdv_np_mean(const double* x, int n);

@@ -104,7 +104,7 @@ typedef struct ant_shared_ {
 typedef struct ant_env_ {
   gm_env g;
   const ant_shared *sh;
-  double *forces;  /* (nbody * 6) np.clip(cfrc_ext, lo, hi), then squared for the cost */
+  double *forces;  /* (nbody * 6) np.clip(cfrc_ext, lo, hi) */
 } ant_env;
 
 /* main_body as data.body() takes it: a decimal index (0 <= k < nbody) or a body name; -1 if none. */
@@ -269,8 +269,7 @@ static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg6
                                  action_dtype);
   int nf = 6 * (int)m->nbody;
   ant_contact_forces(e);
-  for (int i = 0; i < nf; i++) e->forces[i] = mdv_np_square(e->forces[i]);
-  double contact_cost = sh->contact_cost_weight * mdv_np_sum(e->forces, nf);
+  double contact_cost = sh->contact_cost_weight * mdv_np_sum_square(e->forces, nf);
   double costs = ctrl_cost + contact_cost;
   *out->reward = rewards - costs;
 

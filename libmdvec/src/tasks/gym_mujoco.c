@@ -18,6 +18,7 @@
 
 int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err, size_t err_size) {
   memset(sh, 0, sizeof *sh);
+  sh->task = task;
   const char *path = opts[GM_OPT_XML_FILE].s;
   if (!path || !path[0]) {
     snprintf(err, err_size, "%s: option xml_file is empty: give the path of an MJCF model", task);
@@ -192,52 +193,9 @@ int gm_time_limit(gm_env *e) {
 
 /*---------------------------------- numpy in the action's dtype -----------------------------------*/
 
-#define GM_PW_BLOCKSIZE 128
-
-/* numpy's FLOAT_pairwise_sum (float32 accumulators) over a contiguous float32 array. */
-static float pairwise_sum_f32(const float *a, int n) {
-  if (n < 8) {
-    float res = -0.0f;
-    for (int i = 0; i < n; i++) res += a[i];
-    return res;
-  }
-  if (n <= GM_PW_BLOCKSIZE) {
-    float r[8];
-    int i;
-    for (int k = 0; k < 8; k++) r[k] = a[k];
-    for (i = 8; i < n - (n % 8); i += 8) {
-      for (int k = 0; k < 8; k++) r[k] += a[i + k];
-    }
-    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; i++) res += a[i];
-    return res;
-  }
-  int n2 = n / 2;
-  n2 -= n2 % 8;
-  return pairwise_sum_f32(a, n2) + pairwise_sum_f32(a + n2, n - n2);
-}
-
 double gm_sum_square(const double *a, int n, int dtype) {
   if (n <= 0) return 0.0;
-  if (dtype == MDVEC_DTYPE_F32) {
-    float stack[64];
-    float *sq = n <= 64 ? stack : malloc(sizeof(float) * (size_t)n);
-    if (!sq) return NAN;  /* not reached for any MuJoCo model's nu in practice */
-    for (int i = 0; i < n; i++) {
-      float x = (float)a[i];
-      sq[i] = x * x;
-    }
-    float s = 0.0f + pairwise_sum_f32(sq, n);
-    if (sq != stack) free(sq);
-    return (double)s;
-  }
-  double stack[64];
-  double *sq = n <= 64 ? stack : malloc(sizeof(double) * (size_t)n);
-  if (!sq) return NAN;
-  for (int i = 0; i < n; i++) sq[i] = mdv_np_square(a[i]);
-  double s = mdv_np_sum(sq, n);
-  if (sq != stack) free(sq);
-  return s;
+  return dtype == MDVEC_DTYPE_F32 ? mdv_np_sum_square_f32(a, n) : mdv_np_sum_square(a, n);
 }
 
 double gm_weak_mul(double w, double x, int dtype) {
@@ -309,8 +267,117 @@ void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_ou
   }
 }
 
-double gm_sum_square_cfrc_ext(const mjModel *m, const mjData *d, double *scratch) {
-  int nf = 6 * (int)m->nbody;
-  for (int i = 0; i < nf; i++) scratch[i] = mdv_np_square(d->cfrc_ext[i]);
-  return mdv_np_sum(scratch, nf);
+/*---------------------------------- Hopper-v5 and Walker2d-v5 -------------------------------------*/
+
+enum { GW_X_POSITION, GW_Z_DISTANCE, GW_X_VELOCITY, GW_REWARD_FORWARD, GW_REWARD_CTRL,
+       GW_REWARD_SURVIVE, GW_N_INFO };
+
+static const mdv_field walker_info[GW_N_INFO] = {
+  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"z_distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+};
+
+typedef struct gm_walker_env_ {
+  gm_env g;
+  const gm_walker *sh;
+} gm_walker_env;
+
+int gm_walker_finish(gm_walker *sh, void **shared, mdv_spec *spec, char *err, size_t err_size) {
+  if (sh->g.m->nq < 3) {  /* is_healthy unpacks qpos[1:3] */
+    snprintf(err, err_size, "%s: the model '%s' has nq = %d; %s reads qpos[0:3] (x, z, angle)",
+             sh->g.task, sh->g.path, (int)sh->g.m->nq, sh->g.task);
+    gm_task_destroy(sh);
+    return MDVEC_ERR_MODEL;
+  }
+  gm_fill_spec(&sh->g, spec);
+  spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv) - sh->exclude;
+  spec->n_info = GW_N_INFO;
+  spec->info = walker_info;
+  spec->env_size = sizeof(gm_walker_env);
+  *shared = sh;
+  return MDVEC_OK;
+}
+
+int gm_walker_env_init(void *env, const void *shared, char *err, size_t err_size) {
+  gm_walker_env *e = env;
+  e->sh = shared;
+  return gm_env_init(&e->g, &e->sh->g, err, err_size);
+}
+
+/* _get_obs: concatenate((qpos[1:] or qpos), np.clip(qvel, -10, 10)). */
+static void walker_obs(const gm_walker_env *e, double *obs) {
+  const mjModel *m = e->sh->g.m;
+  const mjData *d = e->g.d;
+  int k = 0;
+  for (int i = e->sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) obs[k++] = mdv_np_clip(d->qvel[i], -10.0, 10.0);
+}
+
+/* is_healthy: [Hopper: np.all(lo < state < hi) for state = concatenate(qpos, qvel)[2:] and]
+ * lo < z < hi and lo < angle < hi; every bound strict (a NaN is unhealthy). */
+static int walker_is_healthy(const gm_walker_env *e) {
+  const gm_walker *sh = e->sh;
+  const mjModel *m = sh->g.m;
+  const mjData *d = e->g.d;
+  int healthy_state = 1;
+  if (sh->check_state) {
+    for (int i = 2; i < m->nq; i++)
+      if (!(sh->state_lo < d->qpos[i] && d->qpos[i] < sh->state_hi)) healthy_state = 0;
+    for (int i = 0; i < m->nv; i++)
+      if (!(sh->state_lo < d->qvel[i] && d->qvel[i] < sh->state_hi)) healthy_state = 0;
+  }
+  double z = d->qpos[1], angle = d->qpos[2];
+  int healthy_z = sh->z_lo < z && z < sh->z_hi;
+  int healthy_angle = sh->angle_lo < angle && angle < sh->angle_hi;
+  return healthy_state && healthy_z && healthy_angle;
+}
+
+void gm_walker_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
+  gm_walker_env *e = env;
+  const gm_shared *g = &e->sh->g;
+  mjData *d = e->g.d;
+  gm_reset_begin(&e->g);
+  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
+  gm_set_state_done(&e->g);
+  walker_obs(e, out->obs);
+  gm_info(out, GW_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  gm_info(out, GW_Z_DISTANCE, d->qpos[1] - g->init_qpos[1]);
+}
+
+void gm_walker_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
+  (void)rng;
+  gm_walker_env *e = env;
+  const gm_walker *sh = e->sh;
+  mjData *d = e->g.d;
+
+  double x_position_before = d->qpos[0];
+  gm_do_simulation(&e->g, action);
+  double x_position_after = d->qpos[0];
+  double x_velocity = (x_position_after - x_position_before) / sh->g.dt;
+
+  walker_obs(e, out->obs);
+
+  /* _get_rew */
+  double forward_reward = sh->forward_reward_weight * x_velocity;
+  int is_healthy = walker_is_healthy(e);
+  double healthy_reward = (double)is_healthy * sh->healthy_reward;
+  double rewards = forward_reward + healthy_reward;
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight,
+                                 gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  *out->reward = rewards - ctrl_cost;
+
+  *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);
+  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+
+  gm_info(out, GW_X_POSITION, x_position_after);
+  gm_info(out, GW_Z_DISTANCE, d->qpos[1] - sh->g.init_qpos[1]);
+  gm_info(out, GW_X_VELOCITY, x_velocity);
+  gm_info(out, GW_REWARD_FORWARD, forward_reward);
+  gm_info(out, GW_REWARD_CTRL, -ctrl_cost);
+  gm_info(out, GW_REWARD_SURVIVE, healthy_reward);
 }

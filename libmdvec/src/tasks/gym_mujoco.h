@@ -63,6 +63,7 @@ static inline void gm_fixed_noise_options(mdv_value g[GM_N_OPTIONS], const mdv_v
 /*---------------------------------- Shared part and env -----------------------------------------*/
 
 typedef struct gm_shared_ {  /* one configured v5 task; the first member of the task's shared struct */
+  const char *task;          /* the task's name, for messages */
   mjModel *m;                /* the model, loaded once, read-only, used by every env */
   char *path;                /* xml_file as loaded */
   int frame_skip;            /* MuJoCo steps per env step */
@@ -143,7 +144,7 @@ int gm_time_limit(gm_env *e);
 /*---------------------------------- numpy in the action's dtype ---------------------------------*/
 
 /* np.sum(np.square(a)) for a of n elements of dtype (MDVEC_DTYPE_F32: float32 squares summed pairwise
- * in float32, numpy's FLOAT_pairwise_sum, result widened; else float64, mdv_np_sum). */
+ * in float32, numpy's FLOAT_pairwise_sum, result widened; else float64, mdv_np_sum_square). */
 double gm_sum_square(const double *a, int n, int dtype);
 
 /* w * x for a Python float w and a numpy scalar x of dtype: under NEP 50 w is cast to float32 (inf
@@ -203,8 +204,34 @@ void gm_humanoid_obs(const gm_humanoid *h, const mjModel *m, const mjData *d, do
 /* The tendon info fields: ten_length, ten_velocity. */
 void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_out *out);
 
-/* np.sum(np.square(data.cfrc_ext)) over all nbody x 6 values (squares into scratch, then numpy's
- * pairwise sum). */
-double gm_sum_square_cfrc_ext(const mjModel *m, const mjData *d, double *scratch);
+
+/*---------------------------------- Hopper-v5 and Walker2d-v5 -------------------------------------*/
+
+/* A planar walker, qpos = (x, z, angle, joints...): the shared part of Hopper-v5 and Walker2d-v5.
+ * The task reads its options into these fields and calls gm_walker_finish; reset and step are
+ * gm_walker_reset and gm_walker_step (the expressions of hopper_v5.py and walker2d_v5.py, which
+ * differ only in Hopper's state range; see hopper.c and walker2d.c). */
+typedef struct gm_walker_ {
+  gm_shared g;                    /* first member: the v5 part */
+  double forward_reward_weight;   /* weight of x_velocity (reward_forward) */
+  double ctrl_cost_weight;        /* weight of sum(action**2) (-reward_ctrl) */
+  double healthy_reward;          /* reward of a healthy step (reward_survive) */
+  int terminate_when_unhealthy;   /* terminated = not healthy and this */
+  int check_state;                /* Hopper: healthy also needs state_lo < v < state_hi, v in
+                                     concatenate(qpos, qvel)[2:] */
+  double state_lo, state_hi;      /* the state range (when check_state) */
+  double z_lo, z_hi;              /* healthy when z_lo < qpos[1] < z_hi */
+  double angle_lo, angle_hi;      /* healthy when angle_lo < qpos[2] < angle_hi */
+  int exclude;                    /* exclude_current_positions_from_observation: qpos[0] left out */
+} gm_walker;
+
+/* Check the model (nq >= 3), fill spec (obs_dim, info, env_size) and hand sh to *shared; on an error
+ * destroy sh. Return MDVEC_OK or MDVEC_ERR_MODEL. */
+int gm_walker_finish(gm_walker *sh, void **shared, mdv_spec *spec, char *err, size_t err_size);
+
+/* The mdv_task functions of a walker. */
+int gm_walker_env_init(void *env, const void *shared, char *err, size_t err_size);
+void gm_walker_reset(void *env, mdv_pcg64 *rng, const mdv_out *out);
+void gm_walker_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out);
 
 #endif /* MDV_GYM_MUJOCO_H */

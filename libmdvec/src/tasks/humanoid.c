@@ -109,7 +109,6 @@ typedef struct humanoid_shared_ {
 typedef struct humanoid_env_ {
   gm_env g;
   const humanoid_shared *sh;
-  double *scratch;  /* (nbody * 6) squares of cfrc_ext */
 } humanoid_env;
 
 static void humanoid_destroy(void *shared) {
@@ -159,19 +158,7 @@ static int humanoid_create(void **shared, const mdv_value *opts, mdv_spec *spec,
 static int humanoid_env_init(void *env, const void *shared, char *err, size_t n) {
   humanoid_env *e = env;
   e->sh = shared;
-  e->scratch = malloc(sizeof(double) * 6 * (size_t)e->sh->g.m->nbody);
-  if (!e->scratch) {
-    snprintf(err, n, "out of memory for one env's contact forces");
-    return -1;
-  }
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void humanoid_env_free(void *env) {
-  humanoid_env *e = env;
-  gm_env_free(&e->g);
-  free(e->scratch);
-  e->scratch = NULL;
 }
 
 /*---------------------------------- Observation, centre of mass, info ------------------------------*/
@@ -235,7 +222,7 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
   double healthy_reward = (double)is_healthy * sh->healthy_reward;
   double rewards = forward_reward + healthy_reward;
   double ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
-  double contact_cost = sh->contact_cost_weight * gm_sum_square_cfrc_ext(m, d, e->scratch);
+  double contact_cost = sh->contact_cost_weight * mdv_np_sum_square(d->cfrc_ext, 6 * (int)m->nbody);
   contact_cost = mdv_np_clip(contact_cost, sh->contact_lo, sh->contact_hi);
   double costs = ctrl_cost + contact_cost;
   *out->reward = rewards - costs;
@@ -265,7 +252,7 @@ const mdv_task mdv_task_humanoid_v5 = {
   .create = humanoid_create,
   .destroy = humanoid_destroy,
   .env_init = humanoid_env_init,
-  .env_free = humanoid_env_free,
+  .env_free = gm_task_env_free,
   .reset = humanoid_reset,
   .step = humanoid_step,
   .physics = gm_task_physics,

@@ -83,7 +83,6 @@ typedef struct standup_shared_ {
 typedef struct standup_env_ {
   gm_env g;
   const standup_shared *sh;
-  double *scratch;  /* (nbody * 6) squares of cfrc_ext */
 } standup_env;
 
 static void standup_destroy(void *shared) {
@@ -128,19 +127,7 @@ static int standup_create(void **shared, const mdv_value *opts, mdv_spec *spec, 
 static int standup_env_init(void *env, const void *shared, char *err, size_t n) {
   standup_env *e = env;
   e->sh = shared;
-  e->scratch = malloc(sizeof(double) * 6 * (size_t)e->sh->g.m->nbody);
-  if (!e->scratch) {
-    snprintf(err, n, "out of memory for one env's contact forces");
-    return -1;
-  }
   return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void standup_env_free(void *env) {
-  standup_env *e = env;
-  gm_env_free(&e->g);
-  free(e->scratch);
-  e->scratch = NULL;
 }
 
 /*---------------------------------- Observation, info ---------------------------------------------*/
@@ -183,7 +170,7 @@ static void standup_step(void *env, const double *action, int action_dtype, mdv_
   /* _get_rew */
   double uph_cost = (pos_after - 0.0) / m->opt.timestep;
   double quad_ctrl_cost = sh->ctrl_cost_weight * gm_sum_square(d->ctrl, (int)m->nu, MDVEC_DTYPE_F64);
-  double quad_impact_cost = sh->impact_cost_weight * gm_sum_square_cfrc_ext(m, d, e->scratch);
+  double quad_impact_cost = sh->impact_cost_weight * mdv_np_sum_square(d->cfrc_ext, 6 * (int)m->nbody);
   quad_impact_cost = mdv_np_clip(quad_impact_cost, sh->impact_lo, sh->impact_hi);
   *out->reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1.0;
 
@@ -211,7 +198,7 @@ const mdv_task mdv_task_humanoid_standup_v5 = {
   .create = standup_create,
   .destroy = standup_destroy,
   .env_init = standup_env_init,
-  .env_free = standup_env_free,
+  .env_free = gm_task_env_free,
   .reset = standup_reset,
   .step = standup_step,
   .physics = gm_task_physics,
