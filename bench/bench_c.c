@@ -9,8 +9,8 @@
  *              with the same drift checks applied to the windows themselves.
  *   bare       the sweep's shape, but each env step is only the task's ctrl from the same actions,
  *              shoves drawn like the task's, and `substeps x mj_step` on the env's own mjModel/mjData copy (home keyframe reset
- *              every episode_len steps), on mdvec's own worker pool (pool.c), env i on thread
- *              i mod T, one pool run per vector step: the physics ceiling for the task.
+ *              every episode_len steps), on mdvec's own worker pool (pool.c), a contiguous block
+ *              of envs per thread, one pool run per vector step: the physics ceiling for the task.
  *   compare    per thread count, one mdvec and one bare engine (same N, same actions, each its own
  *              action cursor) and --windows pairs of windows alternating mdvec, bare, mdvec, ... so
  *              drift biases both alike: per row each one's median, the medians of the per-pair
@@ -373,11 +373,12 @@ static bare_envs *bare_create(const char *path, int n, const mdvec_config_t *cfg
 }
 
 /* One thread's share of one bare vector step: the task's ctrl from the action, its shoves,
- * substeps x mj_step, a home reset when the episode ends. Env i runs on thread i mod T, as in
- * mdvec. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
+ * substeps x mj_step, a home reset when the episode ends. Each thread runs a contiguous block of
+ * envs, as mdvec does. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
 static void bare_step_job(void *ctx, int thread, int threads) {
   bare_envs *b = ctx;
-  for (int i = thread; i < b->n; i += threads) {
+  int lo = (int)((long long)b->n * thread / threads), hi = (int)((long long)b->n * (thread + 1) / threads);
+  for (int i = lo; i < hi; i++) {
     const double *a = b->actions + (size_t)i * b->nu;
     for (int k = 0; k < b->nu; k++) {
       double clipped = a[k] < -1.0 ? -1.0 : a[k] > 1.0 ? 1.0 : a[k];
