@@ -9,7 +9,9 @@ actions: hold the home pose) runs on the same seeds, so both meet the same shove
 
 Reported per policy: episode return (mean, std, min, per seed), survival (share of steps not
 fallen), upright share (share of steps with the trunk's z axis within about 26 degrees of vertical,
-``upright_cos > 0.9``), median trunk height, and the share of episodes with no fall. The task options
+``upright_cos > 0.9``), median trunk height, the share of episodes with no fall, and what a step
+earns while the duck is up (the reward and each unweighted term, ``r_up``, ``r_pose``, ...: a policy
+that survives by bracing low and tilted shows it there). The task options
 (``-o``) default to the ones the policy was trained with (its run folder's run.json).
 """
 
@@ -65,6 +67,7 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
     fallen = np.zeros((n, episodes, length), dtype=bool)
     up = np.zeros((n, episodes, length))
     height = np.zeros((n, episodes, length))
+    term_sums: dict[str, float] = {}  # reward terms (info "r_*") and the reward, summed over steps not fallen
     for ep in range(episodes):
         obs = np.stack([e.reset() for e in envs])
         for t in range(length):
@@ -76,6 +79,11 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
                 fallen[k, ep, t] = info["fallen"]
                 up[k, ep, t] = info["upright_cos"]
                 height[k, ep, t] = info["trunk_height"]
+                if not info["fallen"]:
+                    for key, value in info.items():
+                        if key.startswith("r_"):
+                            term_sums[key] = term_sums.get(key, 0.0) + float(value)
+                    term_sums["reward"] = term_sums.get("reward", 0.0) + float(r)
             if done:
                 break
     h_home = float(envs[0].info.h_home)
@@ -89,6 +97,8 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
         "median_trunk_height": float(np.median(height)),
         "median_trunk_height_rel": float(np.median(height) / h_home),
         "episodes_without_fall": float((~fallen.any(axis=2)).mean()),
+        # what a step earns while the duck is up: the reward and each of its terms (info "r_*"), unweighted
+        "alive_step_means": {key: v / max(int((~fallen).sum()), 1) for key, v in term_sums.items()},
         "episodes": int(n * episodes),
         "steps": int(fallen.size),
     }
@@ -127,6 +137,13 @@ def format_table(result: dict[str, Any]) -> str:
                             ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
                             ("episodes without a fall", "episodes_without_fall", "{:14.3f}")):
         lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
+    terms = [key for key in cols[0][1].get("alive_step_means", {})]
+    if terms:
+        lines.append("per step while up (mean):")
+        for key in terms:
+            label = "  reward" if key == "reward" else f"  {key}"
+            lines.append(f"{label:28s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}"
+                                                  for _, m in cols))
     if "return_ratio" in result:
         g = result["goal"]
         lines.append(f"return ratio trained / hold-pose: {result['return_ratio']:.3f}; goal (survival >= "

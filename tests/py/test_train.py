@@ -291,6 +291,11 @@ def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
     assert 0.0 <= hp["survival"] <= 1.0 and 0.0 <= hp["upright_share"] <= 1.0
     # the same seeds give the same episodes
     assert run_episodes(hold_pose, [1, 2], 2, task=task) == hp
+    m = hp["alive_step_means"]  # what a step earns while up: reward v2 and its terms (ENV_SPEC)
+    assert set(m) == {"r_up", "r_height", "r_pose", "r_still", "r_rate", "r_effort", "reward"}
+    assert m["reward"] == pytest.approx(0.5 * (m["r_up"] + m["r_height"] + m["r_pose"] + m["r_still"])
+                                        - 0.05 * m["r_rate"] - 0.01 * m["r_effort"], rel=1e-12)
+    assert m["r_rate"] == 0.0, "hold-pose never changes its action"
     result = evaluate(None, [1, 2], 2, task=task)
     assert result["hold_pose"] == hp and "trained" not in result
     assert "survival" in format_table(result)
