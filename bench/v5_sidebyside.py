@@ -154,6 +154,10 @@ typedef struct engine {
     }                                                                      \
   } while (0)
 
+/* MuJoCo's warnings (e.g. the compiler's about an old model attribute) go nowhere instead of into
+   MUJOCO_LOG.TXT in the working directory; the bench counts the envs' warnings from mjData itself. */
+static void quiet_warning(const char *msg) { (void)msg; }
+
 /* Open a libmujoco, or a library exporting MuJoCo's C API (EnvPool's module). Never closed. */
 engine *bare_open(const char *path, char *err, int nerr) {
   engine *e = calloc(1, sizeof *e);
@@ -176,6 +180,8 @@ engine *bare_open(const char *path, char *err, int nerr) {
   LOAD(getState, "mj_getState");
   LOAD(setState, "mj_setState");
   LOAD(versionString, "mj_versionString");
+  void (**user_warning)(const char *) = (void (**)(const char *))dlsym(e->so, "mju_user_warning");
+  if (user_warning) *user_warning = quiet_warning;
   return e;
 }
 
