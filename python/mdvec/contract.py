@@ -12,8 +12,10 @@ how many were bit-identical. Without gymnasium the v5 cases are listed as skippe
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,9 +202,35 @@ def _vector(case: Case, result: Result) -> None:
                 tally.obs(terminal, g_info["terminal_obs"][i], where + " terminal_obs")
 
 
+@contextlib.contextmanager
+def _mujoco_warnings_noted(result: Result) -> Iterator[None]:
+    """Note MuJoCo's process-wide warnings in result.notes instead of letting MuJoCo append them to
+    ./MUJOCO_LOG.TXT: the references (Gymnasium's envs, the Python duck) compile and step through the
+    mujoco bindings, whose default handler writes that file (half_cheetah.xml's deprecated
+    settotalmass, an unstable simulation). mdvec's own envs count theirs per env and write nothing."""
+    import mujoco
+
+    seen: list[str] = []
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(seen.append)
+    try:
+        yield
+    finally:
+        mujoco.set_mju_user_warning(previous)
+        for message in dict.fromkeys(seen):
+            result.notes.append(f"MuJoCo warning ({seen.count(message)}x): {message}")
+
+
 def run_case(case: Case) -> Result:
     """Play the case on both backends and return the counts (``skipped`` set when it cannot run here)."""
     result = Result(case.name, task=case.task)
+    with _mujoco_warnings_noted(result):
+        _play(case, result)
+    return result
+
+
+def _play(case: Case, result: Result) -> None:
+    """Run the case's comparison into result."""
     if case.kind == "v5":
         result.skipped = v5_unavailable()
         if not result.skipped:
@@ -213,7 +241,6 @@ def run_case(case: Case) -> Result:
         _sb3_vector(case, result)
     else:
         (_vector if case.num_envs > 1 else _single)(case, result)
-    return result
 
 
 def select_tasks(names: list[str] | None) -> list[str]:

@@ -100,6 +100,22 @@ def test_quick_run_of_two_v5_tasks(tmp_path: Path, capsys: pytest.CaptureFixture
         assert key in t
 
 
+def test_mujoco_warnings_noted_not_written_to_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gymnasium's half_cheetah.xml makes MuJoCo warn (deprecated settotalmass) when the reference loads
+    it; the contract notes the warning in the case instead of MuJoCo appending it to ./MUJOCO_LOG.TXT,
+    and puts the process-wide handler back afterwards."""
+    _v5_ready()
+    import mujoco
+
+    monkeypatch.chdir(tmp_path)
+    before = mujoco.get_mju_user_warning()
+    result = contract.run_case(contract.v5_cases("HalfCheetah-v5", quick=True)[0])
+    assert result.identical and not result.skipped
+    assert any("settotalmass" in note for note in result.notes), result.notes
+    assert list(tmp_path.iterdir()) == [], "nothing written into the working directory"
+    assert mujoco.get_mju_user_warning() is before
+
+
 def test_perturbed_c_env_is_caught(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """One observation value off by one ulp on the mdvec side: counted, reported, exit status 1."""
     _v5_ready()
