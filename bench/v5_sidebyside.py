@@ -488,6 +488,16 @@ class MdvecCCell(Cell):
         self.h = self.env._h.ptr.value  # the library handle (private attribute of the binding)
         self.notes = {"api": "mdvec_step_typed(float32) in a C loop", "threads": self.env.spec.threads}
 
+    def states(self, k: int) -> np.ndarray:
+        """Every env's qpos, qvel and warmstart now, (N, k) (untimed; for a bare cell that follows this one)."""
+        sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL | mujoco.mjtState.mjSTATE_WARMSTART)
+        out = np.empty((self.env.num_envs, k))
+        get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
+        rc = self.shim.lib.mdvec_states(get_state, self.h, self.env.num_envs, sig, out.ctypes.data, k)
+        if rc:
+            raise RuntimeError(f"mdvec_get_state returned {rc}")
+        return out
+
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         a = rd["a32"]
         rc = self.shim.lib.mdvec_loop(self.fn, self.h, a.ctypes.data, a[0].nbytes, k, DTYPE_F32)
@@ -629,19 +639,26 @@ class BareCell(Cell):
             raise RuntimeError(f"state size {self.k}, expected nq + 2 nv = {sizes[0] + 2 * sizes[1]}")
         self.version = version
         self.replay: list[float] = []  # per window: max |qpos, qvel - mdvec's| at its end (0.0: bit for bit)
+        self.follow: MdvecCCell | None = None  # --bare-follows-mdvec: start each window from that cell's states
         self.notes = {"api": "bare C loop on mdvec's pool: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
                              "mdvec's recorded resets", "engine": engine_path, "mujoco": version, "xml": xml,
                       "frame_skip": frame_skip,
                       "envs_to_threads": "next env from a shared counter" if dynamic else "a contiguous block of envs per thread"}
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
-        if rd is not None:
+        if rd is not None and self.follow is not None:  # to where the timed mdvec C cell's envs are now
+            states = self.follow.states(self.k)
+            self.shim.lib.bare_rewind(self.b, states.ctypes.data)
+        elif rd is not None:
             self.shim.lib.bare_rewind(self.b, rd["s0"].ctypes.data)  # to the recording's start
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
-        self.shim.lib.bare_run(self.b, rd["a64"].ctypes.data, rd["resets"].ctypes.data, rd["x"].ctypes.data, k)
+        resets = rd["resets"] if self.follow is None else np.zeros_like(rd["resets"])  # following: no replayed resets
+        self.shim.lib.bare_run(self.b, rd["a64"].ctypes.data, resets.ctypes.data, rd["x"].ctypes.data, k)
 
     def after_window(self, rd: dict[str, Any]) -> None:
+        if self.follow is not None:
+            return  # not a replay of the recording: nothing to compare
         out = np.empty((self.n, self.k))
         self.shim.lib.bare_states(self.b, out.ctypes.data)
         self.replay.append(float(np.max(np.abs(out - rd["x"][self.steps - 1]))))
@@ -819,6 +836,11 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
                         f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, sizes))
     if asyncs is not None:
         cells.append(_Closer(asyncs))
+    if args.bare_follows_mdvec:
+        for c in cells:
+            if isinstance(c, BareCell) and c.label == "bare":
+                c.follow = next((m for m in cells if isinstance(m, MdvecCCell) and m.threads == c.threads), None)
+                c.notes["follows"] = "the mdvec C cell's current states (no replayed resets)" if c.follow else "nothing"
     return cells
 
 
@@ -1254,6 +1276,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--resume", type=Path, default=None, help="a partial v5_sidebyside_*.json to continue")
     p.add_argument("--name", default="v5_sidebyside", help="file name stem before the time stamp")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--bare-follows-mdvec", action="store_true",
+                   help="experiment: each bare window starts from the mdvec C cell's current states (the same part of "
+                        "the episodes) instead of the recording's start; no replayed resets, no replay check")
     a = p.parse_args(argv)
     a.tasks = tuple(t for t in a.tasks.split(",") if t)
     unknown = [t for t in a.tasks if t not in TASKS]
