@@ -377,7 +377,8 @@ static bare_envs *bare_create(const char *path, int n, const mdvec_config_t *cfg
  * envs, as mdvec does. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
 static void bare_step_job(void *ctx, int thread, int threads) {
   bare_envs *b = ctx;
-  int lo = (int)((long long)b->n * thread / threads), hi = (int)((long long)b->n * (thread + 1) / threads);
+  int lo, hi;
+  mdv_pool_share(b->n, thread, threads, &lo, &hi);
   for (int i = lo; i < hi; i++) {
     const double *a = b->actions + (size_t)i * b->nu;
     for (int k = 0; k < b->nu; k++) {

@@ -225,7 +225,8 @@ static void job(void *ctx, int t, int T) {
     }
     return;
   }
-  int lo = (int)((long long)b->n * t / T), hi = (int)((long long)b->n * (t + 1) / T);
+  int lo, hi;
+  mdv_pool_share(b->n, t, T, &lo, &hi);
   for (int i = lo; i < hi; i++) {
     if (b->resets[i]) set_env(b, i, b->states + (size_t)i * k);
     else step_env(b, i);
@@ -490,13 +491,7 @@ class MdvecCCell(Cell):
 
     def states(self, k: int) -> np.ndarray:
         """Every env's qpos, qvel and warmstart now, (N, k) (untimed; for a bare cell that follows this one)."""
-        sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL | mujoco.mjtState.mjSTATE_WARMSTART)
-        out = np.empty((self.env.num_envs, k))
-        get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
-        rc = self.shim.lib.mdvec_states(get_state, self.h, self.env.num_envs, sig, out.ctypes.data, k)
-        if rc:
-            raise RuntimeError(f"mdvec_get_state returned {rc}")
-        return out
+        return env_states(self.shim, self.h, self.env.num_envs, k)
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         a = rd["a32"]
@@ -710,6 +705,19 @@ class BatchCell(Cell):
 
 
 # --------------------------------------------------------------------------- one group: a task at one N
+STATE_SIG = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL | mujoco.mjtState.mjSTATE_WARMSTART)
+
+
+def env_states(shim: Shim, h: int, n: int, k: int) -> np.ndarray:
+    """Every env's qpos, qvel and warmstart (STATE_SIG) of the mdvec handle h, (n, k), via mdvec_get_state."""
+    out = np.empty((n, k))
+    get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
+    rc = shim.lib.mdvec_states(get_state, h, n, STATE_SIG, out.ctypes.data, k)
+    if rc:
+        raise RuntimeError(f"mdvec_get_state returned {rc}")
+    return out
+
+
 class Recording:
     """mdvec's own run under the group's random actions: what every cell replays.
 
@@ -727,10 +735,8 @@ class Recording:
         self.buf = self.env.buffers()
         self.n, self.k, self.nu = n, sizes[0] + 2 * sizes[1], sizes[2]
         self.box, self.rng, self.shim = box, rng, shim
-        self.sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL | mujoco.mjtState.mjSTATE_WARMSTART)
-        if self.env._h.spec and mdvec_lib().mdvec_state_size(self.env._h.ptr, self.sig) != self.k:
+        if self.env._h.spec and mdvec_lib().mdvec_state_size(self.env._h.ptr, STATE_SIG) != self.k:
             raise RuntimeError("mdvec's state size of qpos, qvel, warmstart is not nq + 2 nv")
-        self.get_state = ctypes.cast(mdvec_lib().mdvec_get_state, ctypes.c_void_p).value
         self.h = self.env._h.ptr.value
         self.s0 = self._states()
         self.a32 = np.zeros((0, n, self.nu), np.float32)
@@ -739,11 +745,7 @@ class Recording:
         self.x = np.zeros((0, n, self.k))
 
     def _states(self) -> np.ndarray:
-        out = np.empty((self.n, self.k))
-        rc = self.shim.lib.mdvec_states(self.get_state, self.h, self.n, self.sig, out.ctypes.data, self.k)
-        if rc:
-            raise RuntimeError(f"mdvec_get_state returned {rc}")
-        return out
+        return env_states(self.shim, self.h, self.n, self.k)
 
     def ensure(self, steps: int) -> None:
         """Record until there are at least ``steps`` steps (a quarter more, to spare re-recording)."""

@@ -675,19 +675,11 @@ static void end_episode(mdvec_t *h, int i) {
   }
 }
 
-/* The envs [*lo, *hi) of one thread: contiguous blocks whose sizes differ by at most one, so two
- * threads share a cache line of the per-env arrays (obs, reward, flags, info rows) only at a block's
- * edge. (Interleaved envs, i = thread, thread + T, ..., made every thread write every line.) */
-static void thread_envs(int num_envs, int thread, int threads, int *lo, int *hi) {
-  *lo = (int)((long long)num_envs * thread / threads);
-  *hi = (int)((long long)num_envs * (thread + 1) / threads);
-}
-
 /* Reset the envs of one thread; a reset clears a failure. */
 static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
-  thread_envs(h->num_envs, thread, threads, &lo, &hi);
+  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi);  /* a contiguous block */
   for (int i = lo; i < hi; i++) {
     h->reset_flags[i] = 0;
     h->error_flags[i] = 0;
@@ -701,7 +693,7 @@ static void reset_job(void *ctx, int thread, int threads) {
 static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
-  thread_envs(h->num_envs, thread, threads, &lo, &hi);
+  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi);  /* a contiguous block */
   for (int i = lo; i < hi; i++) {
     h->error_flags[i] = 0;
     if (!trapped(h, i, step_env, NULL) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);

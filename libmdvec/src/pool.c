@@ -461,6 +461,11 @@ void mdv_pool_abandon(mdv_pool* p) {
 }
 
 /* Return the number of threads T, the caller included. */
+void mdv_pool_share(int n, int thread, int threads, int* lo, int* hi) {
+  *lo = (int)((long long)n * thread / threads);
+  *hi = (int)((long long)n * (thread + 1) / threads);
+}
+
 int mdv_pool_threads(const mdv_pool* p) {
   return p->num_threads;
 }

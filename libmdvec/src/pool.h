@@ -52,6 +52,11 @@ void mdv_pool_abandon(mdv_pool* p);
 /* Return the pool's number of threads T, the caller included. */
 int mdv_pool_threads(const mdv_pool* p);
 
+/* The share [*lo, *hi) of n items that thread `thread` of `threads` takes: contiguous blocks whose
+   sizes differ by at most one, so two threads share a cache line of per-item arrays only at a
+   block's edge (interleaved items, i = thread, thread + T, ..., made every thread write every line). */
+void mdv_pool_share(int n, int thread, int threads, int* lo, int* hi);
+
 #ifdef __cplusplus
 }
 #endif
