@@ -11,7 +11,7 @@ Reported per policy: episode return (mean, std, min, per seed), survival (share 
 fallen), upright share (share of steps with the trunk's z axis within about 26 degrees of vertical,
 ``upright_cos > 0.9``), median trunk height, the share of episodes with no fall, and what a step
 earns while the duck is up (the reward and each unweighted term, ``r_up``, ``r_pose``, ...: a policy
-that survives by bracing low and tilted shows it there). The task options
+that survives by leaning shows it there). The task options
 (``-o``) default to the ones the policy was trained with (its run folder's run.json).
 """
 
@@ -87,6 +87,7 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
             if done:
                 break
     h_home = float(envs[0].info.h_home)
+    alive_steps = max(int((~fallen).sum()), 1)
     return {
         "return_mean": float(returns.mean()),
         "return_std": float(returns.std()),
@@ -98,7 +99,7 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
         "median_trunk_height_rel": float(np.median(height) / h_home),
         "episodes_without_fall": float((~fallen.any(axis=2)).mean()),
         # what a step earns while the duck is up: the reward and each of its terms (info "r_*"), unweighted
-        "alive_step_means": {key: v / max(int((~fallen).sum()), 1) for key, v in term_sums.items()},
+        "alive_step_means": {key: v / alive_steps for key, v in term_sums.items()},
         "episodes": int(n * episodes),
         "steps": int(fallen.size),
     }
@@ -137,12 +138,11 @@ def format_table(result: dict[str, Any]) -> str:
                             ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
                             ("episodes without a fall", "episodes_without_fall", "{:14.3f}")):
         lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
-    terms = [key for key in cols[0][1].get("alive_step_means", {})]
+    terms = list(cols[0][1].get("alive_step_means", {}))
     if terms:
         lines.append("per step while up (mean):")
         for key in terms:
-            label = "  reward" if key == "reward" else f"  {key}"
-            lines.append(f"{label:28s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}"
+            lines.append(f"  {key:26s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}"
                                                   for _, m in cols))
     if "return_ratio" in result:
         g = result["goal"]
