@@ -56,7 +56,7 @@ extern "C" {
 /*---------------------------------- Version -------------------------------------------------------*/
 
 #define MDVEC_VERSION_MAJOR 1
-#define MDVEC_VERSION_MINOR 1
+#define MDVEC_VERSION_MINOR 2
 #define MDVEC_VERSION_PATCH 0
 #define MDVEC_VERSION_NUMBER (MDVEC_VERSION_MAJOR * 10000 + MDVEC_VERSION_MINOR * 100 + MDVEC_VERSION_PATCH)
 
@@ -94,6 +94,27 @@ typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.
   const char *value;             /* value as text, in the syntax of its MDVEC_OPT_* type */
 } mdvec_option_t;
 
+/* numpy's float64 dot (1.2). np.linalg.norm(x) is sqrt(0.0 + ddot(x, x)) where ddot is the BLAS numpy
+ * was built with, and OpenBLAS picks its ddot kernel per CPU at run time (OPENBLAS_CORETYPE forces
+ * one): the kernels round differently, so a task that reproduces np.linalg.norm (mdvec_task_flags:
+ * MDVEC_TASK_NUMPY_DOT) equals numpy bit for bit only when cfg.dot names numpy's arithmetic on the
+ * machine. The Python binding passes numpy's own ddot (MDVEC_DOT_CBLAS64 or _CBLAS), exact by
+ * construction; a C caller without numpy keeps the default, MDVEC_DOT_PLAIN. */
+#define MDVEC_DOT_PLAIN 0    /* sum of x[i]*y[i] left to right from 0.0, no FMA: OpenBLAS's Haswell, Zen,
+                                Sandybridge and Nehalem kernels below 16 elements, numpy without BLAS */
+#define MDVEC_DOT_FMA 1      /* the same with fused multiply-adds: OpenBLAS's SkylakeX, Cooperlake and
+                                SapphireRapids kernels (the pick on AVX-512 CPUs) below 16 elements */
+#define MDVEC_DOT_CBLAS 2    /* call cfg.ddot (a cblas_ddot with int sizes) */
+#define MDVEC_DOT_CBLAS64 3  /* call cfg.ddot64 (an ILP64 cblas_ddot: numpy 2's scipy_cblas_ddot64_) */
+
+/* A cblas_ddot: the sum of x[i*incx] * y[i*incy] for i < n, in the BLAS's own order and rounding. It
+ * is called from the library's worker threads, on vectors of fewer than 16 elements, and must be safe
+ * to call from several threads at once (OpenBLAS's is). */
+typedef double (*mdvec_ddot_fn)(int n, const double *x, int incx, const double *y, int incy);
+
+/* An ILP64 cblas_ddot (64-bit sizes), as mdvec_ddot_fn. */
+typedef double (*mdvec_ddot64_fn)(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy);
+
 typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdvec_config_default */
   size_t struct_size;            /* sizeof(mdvec_config_t) as compiled by the caller */
   int num_envs;                  /* number of environments N (>= 1) */
@@ -121,6 +142,10 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   int n_options;                 /* number of options */
   int on_error;                  /* MDVEC_ON_ERROR_*: what a MuJoCo error in an env's step does (RAISE);
                                     it took the place of the struct's end padding: the size is unchanged */
+  /* appended in 1.2 (1.0- and 1.1-sized structs are still accepted: these then take their defaults) */
+  int dot;                       /* MDVEC_DOT_*: the arithmetic of numpy's float64 dot (PLAIN) */
+  mdvec_ddot_fn ddot;            /* with MDVEC_DOT_CBLAS: the cblas_ddot to call; NULL otherwise */
+  mdvec_ddot64_fn ddot64;        /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot to call; NULL otherwise */
 } mdvec_config_t;
 
 /* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
@@ -295,6 +320,13 @@ MDVEC_API int mdvec_task_option_count(const char *task);
 
 /* Fill info (its struct_size set) with option k of the named task; return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info);
+
+#define MDVEC_TASK_NUMPY_DOT 1  /* task flag (1.2): reproduces numpy's float64 dot (np.linalg.norm); see
+                                   MDVEC_DOT_* */
+
+/* Return the flags (MDVEC_TASK_* bits) of the named task (NULL: the default task), or MDVEC_ERR_ARG
+ * when there is no such task (1.2). */
+MDVEC_API int mdvec_task_flags(const char *task);
 
 /* Return the number of constant tables of the named task, or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_task_constant_count(const char *task);

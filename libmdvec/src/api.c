@@ -28,12 +28,17 @@
 #define CONFIG_V1_SIZE offsetof(mdvec_config_t, task)
 _Static_assert(CONFIG_V1_SIZE % _Alignof(mdvec_config_t) == 0, "the 1.0 config layout ends on a field boundary");
 
-/* on_error (appended in 1.1) sits where the end padding after n_options was: the struct's size did not
- * change, and a caller that filled cfg with mdvec_config_default/_init has it 0 (RAISE). */
-_Static_assert(offsetof(mdvec_config_t, on_error) + sizeof(int) == sizeof(mdvec_config_t), "on_error ends the layout");
+/* sizeof the 1.1 layout: on_error (appended in 1.1) sat where the end padding after n_options was, so
+ * the 1.1 struct ended right after it; 1.2 appended dot, ddot and ddot64. */
+#define CONFIG_V11_SIZE offsetof(mdvec_config_t, dot)
+_Static_assert(offsetof(mdvec_config_t, on_error) + sizeof(int) == CONFIG_V11_SIZE, "on_error ends the 1.1 layout");
+_Static_assert(offsetof(mdvec_config_t, ddot64) + sizeof(mdvec_ddot64_fn) == sizeof(mdvec_config_t),
+               "ddot64 ends the layout");
 
 /* Return nonzero when size is one of the layouts this library reads (the caller's struct_size). */
-static int known_config_size(size_t size) { return size == CONFIG_V1_SIZE || size >= sizeof(mdvec_config_t); }
+static int known_config_size(size_t size) {
+  return size == CONFIG_V1_SIZE || size == CONFIG_V11_SIZE || size >= sizeof(mdvec_config_t);
+}
 
 #define ENV_ALIGN 64  /* env states start on their own cache lines */
 
@@ -52,6 +57,7 @@ struct mdvec_ {
   void *shared;              /* the task's shared part */
   mdv_spec spec;             /* what the task declared */
   mdv_value *opts;           /* (n_options) the resolved options */
+  mdv_dot dot;               /* numpy's float64 dot, as configured (cfg.dot) */
   int num_envs;              /* N */
   int threads;               /* T */
   int autoreset;             /* MDVEC_AUTORESET_* */
@@ -198,8 +204,8 @@ int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
 static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err, size_t n) {
   size_t size = in->struct_size;
   if (!known_config_size(size)) {
-    snprintf(err, n, "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0) or at least %zu (fill cfg with "
-             "mdvec_config_default)", size, CONFIG_V1_SIZE, sizeof *out);
+    snprintf(err, n, "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0), %zu (1.1) or at least %zu (fill "
+             "cfg with mdvec_config_default)", size, CONFIG_V1_SIZE, CONFIG_V11_SIZE, sizeof *out);
     return -1;
   }
   const unsigned char *bytes = (const unsigned char *)in;
@@ -231,6 +237,10 @@ static int check_config(const mdvec_config_t *c, char *err, size_t n) {
                             c->autoreset);
   if (c->on_error != MDVEC_ON_ERROR_RAISE && c->on_error != MDVEC_ON_ERROR_END_EPISODE)
     BAD("on_error: must be MDVEC_ON_ERROR_RAISE or MDVEC_ON_ERROR_END_EPISODE, got %d", c->on_error);
+  if (c->dot < MDVEC_DOT_PLAIN || c->dot > MDVEC_DOT_CBLAS64)
+    BAD("dot: must be MDVEC_DOT_PLAIN, _FMA, _CBLAS or _CBLAS64, got %d", c->dot);
+  if (c->dot == MDVEC_DOT_CBLAS && !c->ddot) BAD("dot: MDVEC_DOT_CBLAS needs cfg.ddot, which is NULL");
+  if (c->dot == MDVEC_DOT_CBLAS64 && !c->ddot64) BAD("dot: MDVEC_DOT_CBLAS64 needs cfg.ddot64, which is NULL");
 #undef BAD
   return 0;
 }
@@ -285,7 +295,7 @@ static int create_trapped(mdvec_t *h, char *msg, size_t n) {
   mdv_trap_begin(&trap);
   volatile int code = MDVEC_ERR_MODEL;
   if (setjmp(trap.env) == 0) {
-    code = h->task->create(&h->shared, h->opts, &h->spec, msg, n);
+    code = h->task->create(&h->shared, h->opts, &h->dot, &h->spec, msg, n);
   } else {
     code = mdv_trap_is_nomem(trap.message) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL;
     snprintf(msg, n, "model: MuJoCo error while loading task '%s': %s", h->task->name, trap.message);
@@ -375,6 +385,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
                  : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
                                                               : MDVEC_AUTORESET_SAME_STEP;  /* v1: nonzero */
   h->on_error = cfg.on_error;
+  h->dot = (mdv_dot){cfg.dot, cfg.ddot, cfg.ddot64};
   int code = MDVEC_OK;
   h->opts = calloc((size_t)(task->n_options > 0 ? task->n_options : 1), sizeof *h->opts);
   if (!h->opts) {
@@ -478,6 +489,11 @@ int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info) {
   const mdv_option_decl *o = &t->options[k];
   *info = (mdvec_option_info_t){sizeof *info, o->name, o->type, o->def, o->lo, o->hi, o->choices, o->help};
   return MDVEC_OK;
+}
+
+int mdvec_task_flags(const char *task) {
+  const mdv_task *t = mdv_task_find(task);
+  return t ? (int)t->flags : MDVEC_ERR_ARG;
 }
 
 int mdvec_task_constant_count(const char *task) {

@@ -116,3 +116,20 @@ double mdv_py_pow(double x, double y) {
   double r = pow(x, y);                  /* Python raises OverflowError on overflow */
   return negate ? -r : r;
 }
+
+double mdv_np_dot(const mdv_dot* dot, const double* x, const double* y, int n) {
+  double sum = 0.0;
+  switch (dot->mode) {
+    case MDVEC_DOT_CBLAS: sum = dot->ddot(n, x, 1, y, 1); break;
+    case MDVEC_DOT_CBLAS64: sum = dot->ddot64(n, x, 1, y, 1); break;
+    case MDVEC_DOT_FMA:
+      for (int i = 0; i < n; i++) sum = fma(x[i], y[i], sum);
+      break;
+    default:
+      for (int i = 0; i < n; i++) sum += x[i] * y[i];
+      break;
+  }
+  return 0.0 + sum;  /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
+}
+
+double mdv_np_norm(const mdv_dot* dot, const double* x, int n) { return sqrt(mdv_np_dot(dot, x, x, n)); }

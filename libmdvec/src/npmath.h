@@ -12,9 +12,26 @@
 #ifndef MDV_NPMATH_H
 #define MDV_NPMATH_H
 
+#include "mdvec.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct mdv_dot_ {  /* numpy's float64 dot on this machine: cfg.dot and its function */
+  int mode;                /* MDVEC_DOT_* */
+  mdvec_ddot_fn ddot;      /* MDVEC_DOT_CBLAS: the cblas_ddot */
+  mdvec_ddot64_fn ddot64;  /* MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot */
+} mdv_dot;
+
+/* Return x.dot(y) for contiguous float64 vectors of 0 <= n < 16 elements as numpy computes it
+   (DOUBLE_dot: 0.0 + cblas_ddot(n, x, 1, y, 1)), the ddot being dot's: PLAIN sums x[i] * y[i] left to
+   right from 0.0, FMA the same with fma(), CBLAS and CBLAS64 call the BLAS function. */
+double mdv_np_dot(const mdv_dot* dot, const double* x, const double* y, int n);
+
+/* Return np.linalg.norm(x) (ord None or 2) of a contiguous 1-d float64 vector of 0 <= n < 16 elements:
+   sqrt(x.dot(x)) with x.dot as mdv_np_dot. */
+double mdv_np_norm(const mdv_dot* dot, const double* x, int n);
 
 /* Return np.sum(x) for a contiguous float64 array of n >= 0 elements: 0.0 (the add identity)
    plus numpy's pairwise sum of all n (blocks of <= 128 summed in 8 accumulators, < 8 summed

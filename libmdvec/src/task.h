@@ -27,6 +27,7 @@
 #include <mujoco/mujoco.h>
 
 #include "mdvec.h"
+#include "npmath.h"
 #include "pcg64.h"
 
 /*---------------------------------- Options -------------------------------------------------------*/
@@ -98,11 +99,15 @@ typedef struct mdv_task_ {
   const mdv_constant *constants;   /* (n_constants) constant tables; may be NULL */
   int n_constants;
 
-  /* Build the shared part from checked option values (indexed like options): check cross-option
-   * constraints, load the model, fill spec (pointers in it stay valid until destroy); return
-   * MDVEC_OK, or MDVEC_ERR_CONFIG / MDVEC_ERR_MODEL / MDVEC_ERR_NOMEM with a message in err naming the
-   * option. On error *shared is freed or NULL. */
-  int (*create)(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t err_size);
+  unsigned flags;                  /* MDVEC_TASK_* bits (mdvec_task_flags) */
+
+  /* Build the shared part from checked option values (indexed like options) and the handle's numpy
+   * dot (a task with MDVEC_TASK_NUMPY_DOT computes np.linalg.norm with it: mdv_np_norm; copy it, the
+   * pointer is valid only during create): check cross-option constraints, load the model, fill spec
+   * (pointers in it stay valid until destroy); return MDVEC_OK, or MDVEC_ERR_CONFIG / MDVEC_ERR_MODEL /
+   * MDVEC_ERR_NOMEM with a message in err naming the option. On error *shared is freed or NULL. */
+  int (*create)(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err,
+                size_t err_size);
 
   /* Free the shared part; NULL is a no-op. */
   void (*destroy)(void *shared);

@@ -2,14 +2,16 @@
 
 ``mdvec.VecEnv`` is the C-backed vector env of any libmdvec task (``task_names()``), a drop-in for
 ``mdvec.reference.ProcVecEnv`` on the default task (the duck); ``mdvec.Env`` is one C-backed env, a
-drop-in for ``mdvec.reference.DuckEnv``. ``task_options(task)`` lists a task's options. The reference
+drop-in for ``mdvec.reference.DuckEnv``. ``task_options(task)`` lists a task's options; ``numpy_dot()`` says
+how the tasks that reproduce ``np.linalg.norm`` follow numpy's BLAS on this machine. The reference
 package (numpy + mujoco only) imports without the C library.
 """
 
 from . import duck as _duck
 from .duck import episode_params
+from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
 from .vecenv import (TASK_HOOKS, Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names,
-                     task_options, task_summary)
+                     task_options, task_summary, task_uses_numpy_dot)
 
 TASK_HOOKS[_duck.TASK] = _duck
 
@@ -27,6 +29,6 @@ def _register_gymnasium_ids() -> None:
 
 _register_gymnasium_ids()
 
-__version__ = "1.1.0"
-__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "VecEnv", "episode_params", "task_constants", "task_names",
-           "task_options", "task_summary"]
+__version__ = "1.2.0"
+__all__ = ["Env", "MdvecError", "NumpyDot", "NumpyDotWarning", "OptionInfo", "Spec", "VecEnv", "episode_params",
+           "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]

@@ -10,7 +10,7 @@ from ctypes import (POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64
 from pathlib import Path
 
 ABI_MAJOR = 1  # the header's MDVEC_VERSION_MAJOR this binding was written for
-ABI_MINOR = 1  # the minor version whose calls this binding declares
+ABI_MINOR = 2  # the minor version whose calls this binding declares
 
 # Result codes (MDVEC_OK, MDVEC_ERR_*).
 OK = 0
@@ -23,6 +23,7 @@ INFO_STEP, INFO_RESET = 1, 2
 AUTORESET = {"disabled": 0, "same_step": 1, "next_step": 2}
 ON_ERROR = {"raise": 0, "end_episode": 1}
 OPT_INT, OPT_DOUBLE, OPT_BOOL, OPT_STRING, OPT_RANGE, OPT_IRANGE, OPT_CHOICE = 1, 2, 3, 4, 5, 6, 7
+TASK_NUMPY_DOT = 1  # mdvec_task_flags bit: the task reproduces numpy's float64 dot (cfg.dot: npdot.py)
 
 
 class MdvecError(RuntimeError):
@@ -72,6 +73,7 @@ class Config(ctypes.Structure):
         ("latency", c_int), ("sensor_noise", c_int), ("reward", c_int), ("dr", c_int),
         ("task", c_char_p), ("options", POINTER(Option)), ("n_options", c_int),  # 1.1
         ("on_error", c_int),  # 1.1, in what was the struct's end padding
+        ("dot", c_int), ("ddot", c_void_p), ("ddot64", c_void_p),  # 1.2 (function pointers by address)
     ]
 
 
@@ -150,6 +152,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_task_summary": (c_char_p, [c_char_p]),
     "mdvec_task_option_count": (c_int, [c_char_p]),
     "mdvec_task_option": (c_int, [c_char_p, c_int, POINTER(OptionInfo)]),
+    "mdvec_task_flags": (c_int, [c_char_p]),  # 1.2
     "mdvec_task_constant_count": (c_int, [c_char_p]),
     "mdvec_task_constant": (c_int, [c_char_p, c_int, POINTER(Constant)]),
     "mdvec_spec": (c_int, [c_void_p, POINTER(Spec)]),

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import MdvecError
+from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
 
 try:
     from . import gym_tasks as _gym_tasks
@@ -126,6 +127,12 @@ def _known_task(task: str | None) -> str:
 def task_summary(task: str | None = None) -> str:
     """Return the one-line summary of a task (None: the default task)."""
     return lib().mdvec_task_summary(_c_task(_known_task(task))).decode()
+
+
+def task_uses_numpy_dot(task: str | None = None) -> bool:
+    """Return whether a task reproduces numpy's float64 dot (np.linalg.norm): its equality with numpy then
+    rests on the dot the binding hands the library (mdvec.npdot)."""
+    return bool(lib().mdvec_task_flags(_c_task(_known_task(task))) & _lib.TASK_NUMPY_DOT)
 
 
 def _parse_default(type_: str, text: str | None) -> Any:
@@ -346,6 +353,14 @@ class _Handle:
         c.num_envs, c.threads, c.allow_overcommit = int(num_envs), int(threads or 0), int(bool(allow_overcommit))
         c.autoreset, c.seed, c.on_error = _lib.AUTORESET[autoreset], int(seed), _lib.ON_ERROR[on_error]
         c.task, c.options, c.n_options = task.encode(), opts, len(keep)
+        self.numpy_dot: NumpyDot | None = None  # how np.linalg.norm is computed, for the tasks that use it
+        if task_uses_numpy_dot(task):
+            self.numpy_dot = numpy_dot()
+            c.dot = self.numpy_dot.mode
+            if self.numpy_dot.mode == DOT_CBLAS64:
+                c.ddot64 = self.numpy_dot.address
+            elif self.numpy_dot.mode == DOT_CBLAS:
+                c.ddot = self.numpy_dot.address
         err = ctypes.create_string_buffer(2048)
         handle = ctypes.c_void_p()
         code = L.mdvec_create(ctypes.byref(handle), ctypes.byref(c), err, len(err))

@@ -18,7 +18,7 @@
  *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + s *
  *           standard_normal(nv) (qpos draws first); set_state (mj_forward).
  *   info:   step: x_position, y_position (qpos[0], qpos[1]), distance_from_origin
- *           (np.linalg.norm(qpos[0:2]): gm_np_norm), x_velocity, y_velocity, reward_forward,
+ *           (np.linalg.norm(qpos[0:2]): mdv_np_norm, numpy's BLAS ddot), x_velocity, y_velocity, reward_forward,
  *           reward_ctrl (the action's dtype), reward_contact, reward_survive (all np.float64 but
  *           reward_ctrl); reset (_get_reset_info): x_position, y_position, distance_from_origin.
  *   main_body: data.body(main_body) of an int index or a body name; here a text: a decimal integer
@@ -130,10 +130,10 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
   return id;
 }
 
-static int ant_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int ant_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  ant_shared *sh = gm_new_shared(sizeof *sh, "Ant-v5", opts, err, n, &rc);
+  ant_shared *sh = gm_new_shared(sizeof *sh, dot, "Ant-v5", opts, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads state[2]; the observation drops qpos[0:2] */
@@ -228,7 +228,7 @@ static void ant_position_info(const ant_env *e, const mdv_out *out) {
   const double *qpos = e->g.d->qpos;
   gm_info(out, ANT_X_POSITION, qpos[0]);
   gm_info(out, ANT_Y_POSITION, qpos[1]);
-  gm_info(out, ANT_DISTANCE, gm_np_norm(qpos, 2));
+  gm_info(out, ANT_DISTANCE, mdv_np_norm(&e->g.sh->dot, qpos, 2));
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
@@ -289,6 +289,7 @@ static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg6
 
 const mdv_task mdv_task_ant_v5 = {
   .name = "Ant-v5",
+  .flags = MDVEC_TASK_NUMPY_DOT,
   .summary = "Gymnasium's Ant-v5 (ant_v5.py), bit for bit, on its own ant.xml",
   .options = ant_options,
   .n_options = ANT_N_OPTIONS,

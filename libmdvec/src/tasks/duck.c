@@ -144,7 +144,8 @@ static int check_options(const mdv_duck_cfg *c, char *err, size_t n) {
   return 0;
 }
 
-static int duck_create(void **out, const mdv_value *o, mdv_spec *spec, char *err, size_t n) {
+static int duck_create(void **out, const mdv_value *o, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
+  (void)dot;  /* the duck computes no numpy dot */
   *out = NULL;
   mdv_duck_cfg c = {
     .substeps = (int)o[O_SUBSTEPS].i[0], .episode_len = (int)o[O_EPISODE_LEN].i[0],

@@ -97,8 +97,8 @@ void gm_destroy(gm_shared *sh) {
   memset(sh, 0, sizeof *sh);
 }
 
-void *gm_new_shared(size_t size, const char *task, const mdv_value *opts, char *err, size_t err_size,
-                    int *rc) {
+void *gm_new_shared(size_t size, const mdv_dot *dot, const char *task, const mdv_value *opts, char *err,
+                    size_t err_size, int *rc) {
   gm_shared *sh = calloc(1, size);
   if (!sh) {
     snprintf(err, err_size, "%s: out of memory", task);
@@ -110,6 +110,7 @@ void *gm_new_shared(size_t size, const char *task, const mdv_value *opts, char *
     free(sh);
     return NULL;
   }
+  sh->dot = *dot;
   return sh;
 }
 
@@ -201,14 +202,6 @@ double gm_sum_square(const double *a, int n, int dtype) {
 double gm_weak_mul(double w, double x, int dtype) {
   if (dtype == MDVEC_DTYPE_F32) return (double)((float)w * (float)x);
   return w * x;
-}
-
-/*---------------------------------- np.linalg.norm ------------------------------------------------*/
-
-double gm_np_norm(const double *x, int n) {
-  double dot = 0.0;  /* OpenBLAS ddot (Haswell kernel, n < 16): dot += y[i] * x[i], no FMA */
-  for (int i = 0; i < n; i++) dot += x[i] * x[i];
-  return sqrt(0.0 + dot);  /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
 }
 
 /*---------------------------------- Humanoid-v5 and HumanoidStandup-v5 ----------------------------*/

@@ -74,6 +74,7 @@ typedef struct gm_shared_ {  /* one configured v5 task; the first member of the 
   double *init_qvel;         /* (nv) MujocoEnv.init_qvel: zeros */
   double *act_low;           /* (nu) action_space.low: actuator_ctrlrange[:, 0] as float32, widened */
   double *act_high;          /* (nu) action_space.high */
+  mdv_dot dot;               /* numpy's float64 dot: np.linalg.norm is mdv_np_norm(&dot, x, n) */
 } gm_shared;
 
 typedef struct gm_env_ {     /* one env; the first member of the task's env struct */
@@ -90,10 +91,10 @@ int gm_create(gm_shared *sh, const char *task, const mdv_value *opts, char *err,
 /* Free what gm_create allocated; safe on a zeroed struct. */
 void gm_destroy(gm_shared *sh);
 
-/* calloc a task's shared struct of size bytes (a gm_shared first) and gm_create its gm_shared; return
- * it, or NULL with *rc and a message (nothing left allocated). */
-void *gm_new_shared(size_t size, const char *task, const mdv_value *opts, char *err, size_t err_size,
-                    int *rc);
+/* calloc a task's shared struct of size bytes (a gm_shared first), gm_create its gm_shared and copy dot
+ * (the create's numpy dot) into it; return it, or NULL with *rc and a message (nothing left allocated). */
+void *gm_new_shared(size_t size, const mdv_dot *dot, const char *task, const mdv_value *opts, char *err,
+                    size_t err_size, int *rc);
 
 /* mdv_task.destroy of a task whose shared struct (a gm_shared first) holds nothing else to free:
  * gm_destroy and free; safe on NULL. */
@@ -150,17 +151,6 @@ double gm_sum_square(const double *a, int n, int dtype);
 /* w * x for a Python float w and a numpy scalar x of dtype: under NEP 50 w is cast to float32 (inf
  * past FLT_MAX) and the product rounded to float32 when dtype is MDVEC_DTYPE_F32; else w * x. */
 double gm_weak_mul(double w, double x, int dtype);
-
-/* np.linalg.norm(x) (= norm(x, ord=2)) of a contiguous float64 vector of n < 16 elements (Ant and
- * Humanoid's distance_from_origin, Reacher's and Pusher's distances): sqrt(x.dot(x)), where numpy's
- * dot calls OpenBLAS's cblas_ddot, whose kernel OpenBLAS picks per CPU. Its Haswell kernel (also used
- * on Zen; the one numpy 2.4's scipy-openblas 0.3.31 picks on an AVX2 x86-64 without AVX-512) sums
- * x[i] * x[i] left to right from 0.0 without FMA below 16 elements: that is what this returns
- * (checked against numpy for n = 2 and 3 by tests/py/test_v5_b.py). CPU-dependent, so not numpy's on
- * every machine: OpenBLAS's SkylakeX kernel (AVX-512 CPUs) accumulates with FMA and its Prescott
- * kernel sums (x0^2 + x2^2) + x1^2 for n = 3; each differs from this in the last bit for a few
- * percent of vectors. */
-double gm_np_norm(const double *x, int n);
 
 /* Copy the env's info field value v into info field k of out (info[k * stride]). */
 static inline void gm_info(const mdv_out *out, int k, double v) { out->info[(size_t)k * out->stride] = v; }

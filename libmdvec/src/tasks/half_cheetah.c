@@ -64,10 +64,10 @@ typedef struct half_cheetah_env_ {
   const half_cheetah_shared *sh;
 } half_cheetah_env;
 
-static int half_cheetah_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int half_cheetah_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  half_cheetah_shared *sh = gm_new_shared(sizeof *sh, "HalfCheetah-v5", opts, err, n, &rc);
+  half_cheetah_shared *sh = gm_new_shared(sizeof *sh, dot, "HalfCheetah-v5", opts, err, n, &rc);
   if (!sh) return rc;
   if (sh->g.m->nq < 1) {  /* step reads qpos[0] */
     snprintf(err, n, "HalfCheetah-v5: the model '%s' has nq = 0; HalfCheetah-v5 reads qpos[0] (x)",

@@ -60,10 +60,10 @@ static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {
 /*---------------------------------- Create ------------------------------------------------------*/
 
 /* Reset, step, observation and info are gm_walker's (gym_mujoco.c): the expressions above. */
-static int hopper_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int hopper_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  gm_walker *sh = gm_new_shared(sizeof *sh, "Hopper-v5", opts, err, n, &rc);
+  gm_walker *sh = gm_new_shared(sizeof *sh, dot, "Hopper-v5", opts, err, n, &rc);
   if (!sh) return rc;
   sh->forward_reward_weight = opts[HOP_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[HOP_CTRL_COST_WEIGHT].d[0];

@@ -21,7 +21,7 @@
  *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv)
  *           (qpos draws first); set_state (mj_forward).
  *   info:   step: x_position, y_position, tendon_length, tendon_velocity, distance_from_origin
- *           (np.linalg.norm(qpos[0:2]): gm_np_norm), x_velocity, y_velocity, reward_survive,
+ *           (np.linalg.norm(qpos[0:2]): mdv_np_norm, numpy's BLAS ddot), x_velocity, y_velocity, reward_survive,
  *           reward_forward, reward_ctrl, reward_contact (all np.float64); reset (_get_reset_info):
  *           x_position, y_position, tendon_length, tendon_velocity, distance_from_origin.
  *           tendon_length and tendon_velocity are arrays (ntendon,) in Gymnasium; an info field is one
@@ -119,10 +119,10 @@ static void humanoid_destroy(void *shared) {
   free(sh);
 }
 
-static int humanoid_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int humanoid_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  humanoid_shared *sh = gm_new_shared(sizeof *sh, "Humanoid-v5", opts, err, n, &rc);
+  humanoid_shared *sh = gm_new_shared(sizeof *sh, dot, "Humanoid-v5", opts, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
@@ -180,7 +180,7 @@ static void humanoid_position_info(const humanoid_env *e, const mdv_out *out) {
   gm_info(out, HUM_X_POSITION, d->qpos[0]);
   gm_info(out, HUM_Y_POSITION, d->qpos[1]);
   gm_humanoid_tendon_info(&e->sh->h, d, out);
-  gm_info(out, HUM_N_HEAD + 2 * e->sh->h.ntendon + HUM_DISTANCE, gm_np_norm(d->qpos, 2));
+  gm_info(out, HUM_N_HEAD + 2 * e->sh->h.ntendon + HUM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2));
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
@@ -244,6 +244,7 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
 
 const mdv_task mdv_task_humanoid_v5 = {
   .name = "Humanoid-v5",
+  .flags = MDVEC_TASK_NUMPY_DOT,
   .summary = "Gymnasium's Humanoid-v5 (humanoid_v5.py), bit for bit, on its own humanoid.xml",
   .options = humanoid_options,
   .n_options = HUM_N_OPTIONS,

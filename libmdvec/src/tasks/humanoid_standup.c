@@ -93,10 +93,10 @@ static void standup_destroy(void *shared) {
   free(sh);
 }
 
-static int standup_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int standup_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  standup_shared *sh = gm_new_shared(sizeof *sh, "HumanoidStandup-v5", opts, err, n, &rc);
+  standup_shared *sh = gm_new_shared(sizeof *sh, dot, "HumanoidStandup-v5", opts, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* the reward reads qpos[2]; the observation drops qpos[0:2] */

@@ -57,11 +57,11 @@ typedef struct inverted_double_pendulum_env_ {
   const inverted_double_pendulum_shared *sh;
 } inverted_double_pendulum_env;
 
-static int inverted_double_pendulum_create(void **shared, const mdv_value *opts, mdv_spec *spec,
+static int inverted_double_pendulum_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec,
                                            char *err, size_t n) {
   *shared = NULL;
   int rc;
-  inverted_double_pendulum_shared *sh = gm_new_shared(sizeof *sh, "InvertedDoublePendulum-v5", opts, err, n, &rc);
+  inverted_double_pendulum_shared *sh = gm_new_shared(sizeof *sh, dot, "InvertedDoublePendulum-v5", opts, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   if (m->nq < 1 || m->nv < 3 || m->nsite < 1) {  /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */

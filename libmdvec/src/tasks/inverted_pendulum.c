@@ -47,11 +47,11 @@ typedef struct inverted_pendulum_env_ {
   const inverted_pendulum_shared *sh;
 } inverted_pendulum_env;
 
-static int inverted_pendulum_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err,
+static int inverted_pendulum_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err,
                                     size_t n) {
   *shared = NULL;
   int rc;
-  inverted_pendulum_shared *sh = gm_new_shared(sizeof *sh, "InvertedPendulum-v5", opts, err, n, &rc);
+  inverted_pendulum_shared *sh = gm_new_shared(sizeof *sh, dot, "InvertedPendulum-v5", opts, err, n, &rc);
   if (!sh) return rc;
   if (sh->g.m->nq + sh->g.m->nv < 2) {  /* step reads observation[1] */
     snprintf(err, n, "InvertedPendulum-v5: the model '%s' has nq + nv = %d; InvertedPendulum-v5 "

@@ -4,7 +4,7 @@
  * Every expression below is the numpy / Python one of pusher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec_1 = xpos[object] - xpos[tips_arm]; vec_2 = xpos[object] - xpos[goal];
  *           reward_near = -np.linalg.norm(vec_1) * reward_near_weight;
- *           reward_dist = -np.linalg.norm(vec_2) * reward_dist_weight (gm_np_norm: OpenBLAS's ddot);
+ *           reward_dist = -np.linalg.norm(vec_2) * reward_dist_weight (mdv_np_norm: numpy's BLAS ddot);
  *           reward_ctrl = -np.square(action).sum() * reward_control_weight (the action's dtype: float32
  *           actions give a float32 reward_ctrl under NEP 50);
  *           reward = reward_dist + reward_ctrl + reward_near; never terminated.
@@ -66,12 +66,12 @@ typedef struct pusher_env_ {
   const pusher_shared *sh;
 } pusher_env;
 
-static int pusher_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int pusher_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   mdv_value g[GM_N_OPTIONS];
   gm_fixed_noise_options(g, opts);
   int rc;
-  pusher_shared *sh = gm_new_shared(sizeof *sh, "Pusher-v5", g, err, n, &rc);
+  pusher_shared *sh = gm_new_shared(sizeof *sh, dot, "Pusher-v5", g, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   sh->tips_arm = mj_name2id(m, mjOBJ_BODY, "tips_arm");
@@ -135,7 +135,7 @@ static void pusher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
     cylinder[0] = mdv_pcg64_uniform(rng, -0.3, 0.0);
     cylinder[1] = mdv_pcg64_uniform(rng, -0.2, 0.2);
     double diff[2] = {cylinder[0] - 0.0, cylinder[1] - 0.0};  /* cylinder_pos - goal_pos (int zeros) */
-    if (gm_np_norm(diff, 2) > 0.17) break;
+    if (mdv_np_norm(&e->g.sh->dot, diff, 2) > 0.17) break;
   }
   for (int i = 0; i < nq; i++) d->qpos[i] = g->init_qpos[i];
   d->qpos[nq - 4] = cylinder[0];
@@ -164,8 +164,8 @@ static void pusher_step(void *env, const double *action, int action_dtype, mdv_p
     vec_1[i] = d->xpos[3 * sh->object + i] - d->xpos[3 * sh->tips_arm + i];
     vec_2[i] = d->xpos[3 * sh->object + i] - d->xpos[3 * sh->goal + i];
   }
-  double reward_near = -gm_np_norm(vec_1, 3) * sh->reward_near_weight;
-  double reward_dist = -gm_np_norm(vec_2, 3) * sh->reward_dist_weight;
+  double reward_near = -mdv_np_norm(&e->g.sh->dot, vec_1, 3) * sh->reward_near_weight;
+  double reward_dist = -mdv_np_norm(&e->g.sh->dot, vec_2, 3) * sh->reward_dist_weight;
   double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
                                    -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl + reward_near;
@@ -181,6 +181,7 @@ static void pusher_step(void *env, const double *action, int action_dtype, mdv_p
 
 const mdv_task mdv_task_pusher_v5 = {
   .name = "Pusher-v5",
+  .flags = MDVEC_TASK_NUMPY_DOT,
   .summary = "Gymnasium's Pusher-v5 (pusher_v5.py), bit for bit, on its own pusher_v5.xml",
   .options = pusher_options,
   .n_options = PUS_N_OPTIONS,

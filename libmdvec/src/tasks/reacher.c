@@ -3,7 +3,7 @@
  * The model is Gymnasium's own reacher.xml (or any xml_file), loaded at run time (gym_mujoco.c).
  * Every expression below is the numpy / Python one of reacher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec = xpos[fingertip] - xpos[target];
- *           reward_dist = -np.linalg.norm(vec) * reward_dist_weight (gm_np_norm: OpenBLAS's ddot);
+ *           reward_dist = -np.linalg.norm(vec) * reward_dist_weight (mdv_np_norm: numpy's BLAS ddot);
  *           reward_ctrl = -np.square(action).sum() * reward_control_weight (the action's dtype: float32
  *           actions give a float32 reward_ctrl under NEP 50); reward = reward_dist + reward_ctrl;
  *           never terminated.
@@ -59,12 +59,12 @@ typedef struct reacher_env_ {
   const reacher_shared *sh;
 } reacher_env;
 
-static int reacher_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int reacher_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   mdv_value g[GM_N_OPTIONS];
   gm_fixed_noise_options(g, opts);
   int rc;
-  reacher_shared *sh = gm_new_shared(sizeof *sh, "Reacher-v5", g, err, n, &rc);
+  reacher_shared *sh = gm_new_shared(sizeof *sh, dot, "Reacher-v5", g, err, n, &rc);
   if (!sh) return rc;
   const mjModel *m = sh->g.m;
   sh->fingertip = mj_name2id(m, mjOBJ_BODY, "fingertip");
@@ -131,7 +131,7 @@ static void reacher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   for (;;) {
     goal[0] = mdv_pcg64_uniform(rng, -0.2, 0.2);
     goal[1] = mdv_pcg64_uniform(rng, -0.2, 0.2);
-    if (gm_np_norm(goal, 2) < 0.2) break;
+    if (mdv_np_norm(&e->g.sh->dot, goal, 2) < 0.2) break;
   }
   d->qpos[m->nq - 2] = goal[0];
   d->qpos[m->nq - 1] = goal[1];
@@ -154,7 +154,7 @@ static void reacher_step(void *env, const double *action, int action_dtype, mdv_
   /* _get_rew */
   double vec[3];
   reacher_vec(e, vec);
-  double reward_dist = -gm_np_norm(vec, 3) * sh->reward_dist_weight;
+  double reward_dist = -mdv_np_norm(&e->g.sh->dot, vec, 3) * sh->reward_dist_weight;
   double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
                                    -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl;
@@ -169,6 +169,7 @@ static void reacher_step(void *env, const double *action, int action_dtype, mdv_
 
 const mdv_task mdv_task_reacher_v5 = {
   .name = "Reacher-v5",
+  .flags = MDVEC_TASK_NUMPY_DOT,
   .summary = "Gymnasium's Reacher-v5 (reacher_v5.py), bit for bit, on its own reacher.xml",
   .options = reacher_options,
   .n_options = REA_N_OPTIONS,

@@ -11,7 +11,7 @@
  *   reset:  mj_resetData; qpos = init_qpos + uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv)
  *           (qpos draws first); set_state (mj_forward).
  *   info:   step: x_position, y_position, distance_from_origin (np.linalg.norm(qpos[0:2], ord=2):
- *           sqrt(x.dot(x)), numpy's BLAS ddot of two elements, x * x + y * y), x_velocity,
+ *           sqrt(x.dot(x)), numpy's BLAS ddot of two elements: mdv_np_norm), x_velocity,
  *           y_velocity, reward_forward, reward_ctrl (the action's dtype);
  *           reset (_get_reset_info): x_position, y_position, distance_from_origin.
  */
@@ -68,10 +68,10 @@ typedef struct swimmer_env_ {
   const swimmer_shared *sh;
 } swimmer_env;
 
-static int swimmer_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int swimmer_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  swimmer_shared *sh = gm_new_shared(sizeof *sh, "Swimmer-v5", opts, err, n, &rc);
+  swimmer_shared *sh = gm_new_shared(sizeof *sh, dot, "Swimmer-v5", opts, err, n, &rc);
   if (!sh) return rc;
   if (sh->g.m->nq < 2) {  /* step unpacks qpos[0:2] */
     snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)",
@@ -109,15 +109,6 @@ static void swimmer_obs(const swimmer_env *e, double *obs) {
   for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
 }
 
-/* np.linalg.norm(xy, ord=2) of a 1-d float64 pair: sqrt(xy.dot(xy)); numpy's dot is BLAS ddot,
-   whose scalar loop is dot = 0.0; dot += x * x; dot += y * y (no fused multiply-add). */
-static double swimmer_norm2(double x, double y) {
-  double dot = 0.0;
-  dot += x * x;
-  dot += y * y;
-  return sqrt(dot);
-}
-
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
@@ -131,7 +122,7 @@ static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   swimmer_obs(e, out->obs);
   gm_info(out, SWM_X_POSITION, d->qpos[0]);  /* _get_reset_info */
   gm_info(out, SWM_Y_POSITION, d->qpos[1]);
-  gm_info(out, SWM_DISTANCE, swimmer_norm2(d->qpos[0], d->qpos[1]));
+  gm_info(out, SWM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2));
 }
 
 static void swimmer_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
@@ -160,7 +151,7 @@ static void swimmer_step(void *env, const double *action, int action_dtype, mdv_
 
   gm_info(out, SWM_X_POSITION, x_after);
   gm_info(out, SWM_Y_POSITION, y_after);
-  gm_info(out, SWM_DISTANCE, swimmer_norm2(x_after, y_after));
+  gm_info(out, SWM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2)  /* qpos[0:2] is (x_after, y_after) */);
   gm_info(out, SWM_X_VELOCITY, x_velocity);
   gm_info(out, SWM_Y_VELOCITY, y_velocity);
   gm_info(out, SWM_REWARD_FORWARD, forward_reward);
@@ -171,6 +162,7 @@ static void swimmer_step(void *env, const double *action, int action_dtype, mdv_
 
 const mdv_task mdv_task_swimmer_v5 = {
   .name = "Swimmer-v5",
+  .flags = MDVEC_TASK_NUMPY_DOT,
   .summary = "Gymnasium's Swimmer-v5 (swimmer_v5.py), bit for bit, on its own swimmer.xml",
   .options = swimmer_options,
   .n_options = SWM_N_OPTIONS,

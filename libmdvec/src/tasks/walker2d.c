@@ -57,10 +57,10 @@ static const mdv_option_decl walker2d_options[W2D_N_OPTIONS] = {
 /*---------------------------------- Create ------------------------------------------------------*/
 
 /* Reset, step, observation and info are gm_walker's (gym_mujoco.c): the expressions above. */
-static int walker2d_create(void **shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+static int walker2d_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
   *shared = NULL;
   int rc;
-  gm_walker *sh = gm_new_shared(sizeof *sh, "Walker2d-v5", opts, err, n, &rc);
+  gm_walker *sh = gm_new_shared(sizeof *sh, dot, "Walker2d-v5", opts, err, n, &rc);
   if (!sh) return rc;
   sh->forward_reward_weight = opts[W2D_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[W2D_CTRL_COST_WEIGHT].d[0];
