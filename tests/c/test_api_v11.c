@@ -1,6 +1,8 @@
 /* The 1.1 calls: tasks by name, options (errors name them), autoreset modes, masked and seeded resets,
  * typed steps, state readout, config struct sizes. */
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,6 +344,83 @@ static void test_struct_sizes(void) {
   CHECK(mdvec_config_init(&big.c, v1) == MDVEC_OK && big.c.struct_size == v1);
 }
 
+/* cfg.dot (1.2): checked at create; a task flagged MDVEC_TASK_NUMPY_DOT calls the caller's ddot. */
+static _Atomic int g_ddot_calls;
+
+static double plain_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
+  g_ddot_calls++;
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i * incx] * y[i * incy];
+  return s;
+}
+
+static double half_ddot(int n, const double *x, int incx, const double *y, int incy) {
+  return 0.5 * plain_ddot64(n, x, incx, y, incy);
+}
+
+static void test_dot_config(void) {
+  char err[512];
+  mdvec_t *h = NULL;
+  CHECK(mdvec_task_flags(NULL) == 0 && mdvec_task_flags("duck") == 0 && mdvec_task_flags("nope") == MDVEC_ERR_ARG);
+  CHECK(mdvec_task_flags("Reacher-v5") == MDVEC_TASK_NUMPY_DOT && mdvec_task_flags("Swimmer-v5") == MDVEC_TASK_NUMPY_DOT);
+  CHECK(mdvec_task_flags("Hopper-v5") == 0 && mdvec_task_flags("HumanoidStandup-v5") == 0);
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  CHECK(cfg.dot == MDVEC_DOT_PLAIN && !cfg.ddot && !cfg.ddot64);
+  const int bad[] = {-1, 4};
+  for (int k = 0; k < 2; k++) {
+    cfg.dot = bad[k];
+    CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_ERR_CONFIG && !h && strstr(err, "dot:"));
+  }
+  cfg.dot = MDVEC_DOT_CBLAS;
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "cfg.ddot, which is NULL"));
+  cfg.dot = MDVEC_DOT_CBLAS64;
+  cfg.ddot = half_ddot;  /* the other pointer does not count */
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "cfg.ddot64, which is NULL"));
+  cfg.ddot64 = plain_ddot64;
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK);  /* the duck takes a dot and never calls it */
+  CHECK(mdvec_reset(h) == MDVEC_OK && g_ddot_calls == 0);
+  mdvec_destroy(h);
+
+  /* a 1.1 caller's struct ends at on_error: accepted, the dot then PLAIN */
+  union { mdvec_config_t c; unsigned char bytes[sizeof(mdvec_config_t)]; } v11;
+  CHECK(mdvec_config_init(&v11.c, offsetof(mdvec_config_t, dot)) == MDVEC_OK);
+  CHECK(v11.c.struct_size == offsetof(mdvec_config_t, dot));
+  memset(v11.bytes + offsetof(mdvec_config_t, dot), 0xff, sizeof v11 - offsetof(mdvec_config_t, dot));
+  CHECK(mdvec_create(&h, &v11.c, err, sizeof err) == MDVEC_OK);  /* bytes beyond its size: never read */
+  mdvec_destroy(h);
+
+  const char *assets = getenv("MDVEC_GYM_ASSETS");
+  if (!assets || !assets[0]) {
+    printf("test_api_v11: Gymnasium's assets not given (MDVEC_GYM_ASSETS unset): the Reacher-v5 dot check "
+           "is skipped\n");
+    return;
+  }
+  char xml[4096];
+  snprintf(xml, sizeof xml, "%s/reacher.xml", assets);
+  const mdvec_option_t opts[] = {{"xml_file", xml}};
+  mdvec_t *env[3] = {NULL, NULL, NULL};
+  double obs[3][11], reward[3][2];
+  for (int k = 0; k < 3; k++) {  /* PLAIN; CBLAS64 calling a plain ddot; CBLAS calling half of it */
+    mdvec_config_default(&cfg);
+    cfg.task = "Reacher-v5", cfg.num_envs = 2, cfg.threads = 2, cfg.seed = 3, cfg.options = opts, cfg.n_options = 1;
+    cfg.dot = k == 0 ? MDVEC_DOT_PLAIN : k == 1 ? MDVEC_DOT_CBLAS64 : MDVEC_DOT_CBLAS;
+    cfg.ddot64 = plain_ddot64, cfg.ddot = half_ddot;
+    CHECK(mdvec_create(&env[k], &cfg, err, sizeof err) == MDVEC_OK);
+    if (!env[k]) return;
+    g_ddot_calls = 0;
+    CHECK(mdvec_reset(env[k]) == MDVEC_OK);
+    CHECK(k == 0 ? g_ddot_calls == 0 : g_ddot_calls >= 2);  /* the goal's rejection sampling, per env */
+    double a[4] = {0.5, -0.25, 1.0, 0.125};
+    CHECK(mdvec_step(env[k], a) == MDVEC_OK);
+    memcpy(obs[k], mdvec_obs_data(env[k]), sizeof obs[k]);
+    memcpy(reward[k], mdvec_reward(env[k]), sizeof reward[k]);
+    mdvec_destroy(env[k]);
+  }
+  CHECK(!memcmp(obs[0], obs[1], sizeof obs[0]) && !memcmp(reward[0], reward[1], sizeof reward[0]));
+  CHECK(memcmp(reward[0], reward[2], sizeof reward[0]) != 0);  /* the caller's ddot is the one used */
+}
+
 static void test_null_handle(void) {
   mdvec_spec_t spec = {.struct_size = sizeof spec};
   mdvec_field_t f = {.struct_size = sizeof f};
@@ -361,6 +440,7 @@ int main(void) {
   test_reset_mask_and_seeds();
   test_state();
   test_struct_sizes();
+  test_dot_config();
   test_null_handle();
   return check_summary("test_api_v11");
 }

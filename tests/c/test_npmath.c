@@ -7,6 +7,7 @@
 #include "rng_fixtures.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +103,53 @@ static void test_clip(void) {
 
 /*---------------------------------- Main ---------------------------------------------------*/
 
+/*---------------------------------- numpy's dot (mdv_np_dot) ------------------------------------*/
+
+/* Vectors whose dot differs between the plain and the FMA order; the expected bits were computed
+ * exactly with Python's fractions.Fraction (each product and sum rounded once to float64). */
+static const uint64_t DOT_X2[2] = {0x3fd61e0d28bbb3a1ULL, 0x3fea4ab22204681fULL};
+static const uint64_t DOT_Y2[2] = {0x3fd525e18ce5fc0aULL, 0xbff4d9bb65b49607ULL};
+static const uint64_t DOT_X3[3] = {0x3fecf8acddd349f3ULL, 0x3fdc9166a7847147ULL, 0xbfe12eb88d2b5275ULL};
+static const uint64_t DOT_Y3[3] = {0x3fe29884fe946122ULL, 0x3fd7552775a92feeULL, 0x3fd2d3111b74e252ULL};
+
+static int g_calls, g_n, g_incx, g_incy;
+static const double *g_x, *g_y;
+
+static double fake_ddot(int n, const double *x, int incx, const double *y, int incy) {
+  g_calls++, g_n = n, g_incx = incx, g_incy = incy, g_x = x, g_y = y;
+  return -0.0;  /* numpy adds 0.0: the dot of a BLAS returning -0.0 is +0.0 */
+}
+
+static double fake_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
+  return fake_ddot((int)n, x, (int)incx, y, (int)incy) + 0.25 * (double)n;
+}
+
+static void test_dot(void) {
+  double x2[2], y2[2], x3[3], y3[3];
+  for (int i = 0; i < 2; i++) x2[i] = dbl(DOT_X2[i]), y2[i] = dbl(DOT_Y2[i]);
+  for (int i = 0; i < 3; i++) x3[i] = dbl(DOT_X3[i]), y3[i] = dbl(DOT_Y3[i]);
+  mdv_dot plain = {MDVEC_DOT_PLAIN, NULL, NULL}, fused = {MDVEC_DOT_FMA, NULL, NULL};
+  CHECK(bits(mdv_np_dot(&plain, x2, y2, 2)) == 0xbfee9badd8ecbfc7ULL);
+  CHECK(bits(mdv_np_dot(&fused, x2, y2, 2)) == 0xbfee9badd8ecbfc8ULL);
+  CHECK(bits(mdv_np_dot(&plain, x3, y3, 3)) == 0x3fe0fd4a21110f79ULL);
+  CHECK(bits(mdv_np_dot(&fused, x3, y3, 3)) == 0x3fe0fd4a21110f78ULL);
+  CHECK(bits(mdv_np_dot(&plain, x3, y3, 0)) == 0 && bits(mdv_np_dot(&fused, x3, y3, 0)) == 0);
+  double neg[1] = {-0.0};
+  CHECK(bits(mdv_np_norm(&plain, neg, 1)) == 0);  /* 0.0 + (-0.0)^2: +0.0 */
+  double three_four[2] = {3.0, 4.0};
+  CHECK(mdv_np_norm(&plain, three_four, 2) == 5.0 && mdv_np_norm(&fused, three_four, 2) == 5.0);
+
+  mdv_dot cb = {MDVEC_DOT_CBLAS, fake_ddot, NULL}, cb64 = {MDVEC_DOT_CBLAS64, NULL, fake_ddot64};
+  g_calls = 0;
+  CHECK(bits(mdv_np_dot(&cb, x3, y3, 3)) == 0);  /* the BLAS's -0.0, plus numpy's 0.0 */
+  CHECK(g_calls == 1 && g_n == 3 && g_incx == 1 && g_incy == 1 && g_x == x3 && g_y == y3);
+  CHECK(mdv_np_norm(&cb64, x2, 2) == sqrt(0.5) && g_calls == 2 && g_n == 2 && g_x == x2 && g_y == x2);
+}
+
 int main(void) {
   test_sum();
   test_pow();
   test_clip();
+  test_dot();
   return check_summary("test_npmath");
 }

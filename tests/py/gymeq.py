@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mdvec.contract import explain
+
 STEP, RESET = 1, 2
 
 
@@ -34,7 +36,7 @@ class Tally:
     def same(self, what: str, got: Any, want: Any) -> None:
         g, w = np.asarray(got), np.asarray(want)
         ok = g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
-        self._count(max(int(w.size), 1), ok, what, lambda: f"mdvec {g!r} ({g.dtype}) != gymnasium {w!r} ({w.dtype})")
+        self._count(max(int(w.size), 1), ok, what, lambda: explain(want, got, ("gymnasium", "mdvec")))
 
     def check(self) -> None:
         assert not self.diffs, "\n".join(self.diffs)

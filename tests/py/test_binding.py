@@ -32,7 +32,7 @@ def test_contract_notices_a_push_shifted_by_one_step() -> None:
     params = mdvec.episode_params(ref)
     params.push_steps = params.push_steps.copy()
     params.push_steps[0] += 1
-    tally = contract._Tally(contract.Result("shifted"))
+    tally = contract._Tally(contract.Result("shifted", contract.DUCK))
     with Env(seed=3) as env:
         tally.obs(ref.params and ref.reset(seed=3), env.reset_with_params(params), "reset")
         for t in range(250):

@@ -1,5 +1,6 @@
 """python -m mdvec contract: the --task filter, the unknown-task error, a quick run of v5 tasks
-(0 mismatches, non-zero counts), a perturbed C env caught (exit status 1), and the v5 rows listed as
+(0 mismatches, non-zero counts), a perturbed C env caught (exit status 1) and explained (hex, ulps), the
+tasks that use numpy's dot reported NOT PROVEN when that dot is unknown, and the v5 rows listed as
 skipped, not passed, when gymnasium is unavailable."""
 
 from __future__ import annotations
@@ -93,11 +94,12 @@ def test_quick_run_of_two_v5_tasks(tmp_path: Path, capsys: pytest.CaptureFixture
         assert name in text
     t = table["total"]
     assert t["identical"] and t["passed"] == t["cases"] == 4 and t["skipped"] == 0
-    # the keys the duck report always had are still there
-    for key in ("episodes", "steps", "observations", "obs_identical", "obs_within_tol", "rewards_identical",
-                "rewards_within_tol", "flag_mismatches", "info_mismatches", "max_abs_obs_diff",
-                "max_reward_rel_diff", "identical"):
+    assert t["not_proven"] == []  # neither task computes numpy's dot
+    for key in ("episodes", "steps", "observations", "obs_identical", "rewards_identical", "flag_mismatches",
+                "info_mismatches", "identical"):
         assert key in t
+    assert not any("within_tol" in k or "rel_diff" in k for k in t)  # equal or a mismatch: no tolerance
+    assert table["numpy_dot"]["proven"] and "exact by construction" in table["numpy_dot"]["describe"]
 
 
 def test_mujoco_warnings_noted_not_written_to_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,6 +135,7 @@ def test_perturbed_c_env_is_caught(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     result = contract.run_case(contract.v5_cases("InvertedPendulum-v5", quick=True)[0])
     assert not result.identical and result.values_identical < result.values
     assert result.obs_identical < result.observations and "obs at" in result.first_mismatch
+    assert "1 ulp apart" in result.first_mismatch and "0x1." in result.first_mismatch, result.first_mismatch
     assert cli.main(["contract", "--quick", "--task", "InvertedPendulum-v5"]) == 1
     out = capsys.readouterr().out
     assert "NOT EQUAL" in out
@@ -151,3 +154,40 @@ def test_v5_rows_skipped_without_gymnasium(monkeypatch: pytest.MonkeyPatch, tmp_
     assert all(r["skipped"] == reason and not r["passed"] and r["values"] == 0 for r in table["cases"])
     assert all(not row["passed"] and row["skipped"] == reason for row in table["tasks"].values())
     assert table["total"]["passed"] == 0 and table["total"]["skipped"] == 4
+
+
+def test_explain_names_the_first_difference_in_hex_and_ulps() -> None:
+    a = np.array([[0.5, 2.0], [3.0, -1.0]])
+    b = a.copy()
+    b[1, 1] = np.nextafter(-1.0, 0.0)
+    b[0, 1] = np.nextafter(np.nextafter(2.0, 3.0), 3.0)
+    text = contract.explain(a, b)
+    assert text.startswith("[0, 1] reference 0x1.0000000000000p+1 (2.0) vs mdvec 0x1.0000000000002p+1")
+    assert "2 ulps apart (float64); 2 of 4 elements differ" in text
+    assert contract.explain(a, a.copy()) == ""
+    assert "0 ulps apart (signed zeros)" in contract.explain(np.array([0.0]), np.array([-0.0]))
+    assert "float32" in contract.explain(np.float32(1.0), np.float64(1.0))  # a dtype difference, by name
+    assert contract.explain(np.zeros(3), np.zeros(4)) == "reference float64[3] vs mdvec float64[4]"
+    assert "a NaN against a number" in contract.explain(np.array([np.nan]), np.array([1.0]))
+    assert "1 ulp apart (float32)" in contract.explain(np.float32(1.0), np.nextafter(np.float32(1.0), np.float32(2)))
+
+
+def test_unknown_numpy_dot_is_not_proven(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Where the binding could not prove numpy's dot (another BLAS, say), the tasks that use it are NOT
+    PROVEN, even with every value equal, and the run exits 1; the other tasks still pass."""
+    _v5_ready()
+    import dataclasses
+
+    from mdvec import npdot
+
+    unknown = dataclasses.replace(npdot.numpy_dot(), proven=False, source="no cblas ddot symbol (test)")
+    monkeypatch.setattr(contract, "numpy_dot", lambda: unknown)
+    out = tmp_path / "c.json"
+    assert cli.main(["contract", "--quick", "--task", "Reacher-v5,Hopper-v5", "--json", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "NOT PROVEN (Reacher-v5: no cblas ddot symbol (test))" in text
+    table = json.loads(out.read_text())
+    assert table["tasks"]["Reacher-v5"]["mismatches"] == 0 and not table["tasks"]["Reacher-v5"]["proven"]
+    assert not table["tasks"]["Reacher-v5"]["passed"] and table["tasks"]["Hopper-v5"]["passed"]
+    assert table["total"]["not_proven"] == ["Reacher-v5"] and not table["numpy_dot"]["proven"]

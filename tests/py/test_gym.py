@@ -238,13 +238,13 @@ def test_vector_unseeded_first_reset_equals_envs_seeded_seed_plus_i(mode):
         [lambda i=i: gymnasium.make(ID, backend="reference", seed=seed + i, **OPTS) for i in range(n)],
         autoreset_mode=mode)
     got = make_vec(n, mode, seed=seed)
-    result = contract.Result("unseeded")
+    result = contract.Result("unseeded", contract.DUCK)
     contract.compare_vector_envs(ref, got, [("reset", {}), ("steps", 30)], result)
     assert result.identical and result.steps == 90, result.first_mismatch
 
 
 def test_vector_comparison_detects_a_difference():
-    result = contract.Result("different seeds")
+    result = contract.Result("different seeds", contract.DUCK)
     ref, got = sync_ref(3), make_vec(3)
     contract.compare_vector_envs(ref, got, [("reset", {"seed": 1})], result)
     assert result.identical
@@ -514,7 +514,7 @@ def test_hopper_vector_equals_sync_over_gymnasium_hopper(mode):
     ref = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="sync", backend="reference",
                              vector_kwargs={"autoreset_mode": mode})
     got = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="vector_entry_point", autoreset_mode=mode, threads=2)
-    result = contract.Result("hopper")
+    result = contract.Result("hopper", "Hopper-v5")
     contract.compare_vector_envs(ref, got, contract.vector_script(4, 7), result, actions_seed=3)
     assert result.identical, result.first_mismatch
     assert result.episodes > 0 and result.info_values > 500
@@ -569,7 +569,7 @@ def test_every_registered_task_vector_same_step_equals_sync(env_id):
     script = [("reset", {"seed": 3}), ("steps", 8),
               ("reset", {"seed": [11, None, 12], "options": {"reset_mask": np.array([True, False, True])}}),
               ("steps", 20)]
-    result = contract.Result(env_id)
+    result = contract.Result(env_id, mdvec.gym.TASKS[env_id].task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         contract.compare_vector_envs(ref, got, script, result, actions_seed=1)

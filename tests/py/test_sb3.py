@@ -172,7 +172,7 @@ def test_gymnasium_tasks_equal_dummy_vec_env_over_gymnasium(task):
     ref = DummyVecEnv([lambda i=i: gymnasium.make(env_id, backend="reference", seed=5 + i, max_episode_steps=30)
                        for i in range(3)])
     got = make_vec_env(3, seed=5, threads=2, task=task, max_episode_steps=30)
-    result = contract.Result(task)
+    result = contract.Result(task, task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         contract.compare_sb3_envs(ref, got, contract.sb3_script(5), result, 1)

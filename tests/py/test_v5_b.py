@@ -12,13 +12,13 @@ threads=2)`` against Gymnasium's SyncVectorEnv over ``gymnasium.make(ID)`` (NEXT
 with mdvec.contract's comparison). Each test counts what it compares; the totals per task are printed
 at the end of the module.
 
-Two things are not plain equality, and both are said where they apply:
+``np.linalg.norm`` (Ant's and Humanoid's distance_from_origin, Reacher's and Pusher's distances and so
+their rewards and resets) is sqrt of numpy's BLAS ddot, whose kernel depends on the CPU: the binding hands
+libmdvec numpy's own ddot (mdvec.npdot), so these values are compared bit for bit like every other one,
+under whatever kernel OpenBLAS runs (ci/kernels.sh runs this module under each OPENBLAS_CORETYPE).
 
-* ``np.linalg.norm`` (Ant's and Humanoid's distance_from_origin, Reacher's and Pusher's distances and
-  so their rewards) is sqrt of OpenBLAS's ddot, whose kernel depends on the CPU. libmdvec follows the
-  kernel of AVX2 x86-64 CPUs (Haswell, Zen: left to right, no FMA). ``NORM_EXACT`` checks numpy on this
-  machine against that formula; where it differs (e.g. OpenBLAS's SkylakeX kernel on AVX-512 CPUs,
-  or OPENBLAS_CORETYPE=SkylakeX), those values are compared within 1e-14 relative and counted apart.
+One thing is not plain equality, and it is said where it applies:
+
 * Humanoid's tendon_length / tendon_velocity are arrays in Gymnasium; an mdvec info field is one number
   per env, so the task has the fields "tendon_length[k]", "tendon_velocity[k]", which the comparisons
   gather back into arrays (``regroup``), in single-env infos and in vector infos alike.
@@ -53,27 +53,7 @@ from gymeq import RESET, STEP, field_value  # noqa: E402
 IDS = ("Ant-v5", "Humanoid-v5", "HumanoidStandup-v5", "Reacher-v5", "Pusher-v5")
 LONG = os.environ.get("MDVEC_V5_LONG", "") not in ("", "0")
 ASSETS = Path(gym_tasks.assets_dir())
-TOTAL: dict[str, dict[str, int]] = {t: {"values compared": 0, "identical": 0, "norm_close": 0} for t in IDS}
-# Values that come from np.linalg.norm (see the module docstring), by task.
-NORM_VALUES = {"Ant-v5": ("distance_from_origin",), "Humanoid-v5": ("distance_from_origin",),
-               "Reacher-v5": ("reward", "reward_dist"), "Pusher-v5": ("reward", "reward_dist", "reward_near")}
-
-
-def _norm_exact() -> bool:
-    """True when numpy's np.linalg.norm of 2- and 3-vectors is the left-to-right ddot libmdvec uses."""
-    rng = np.random.default_rng(12345)
-    for n in (2, 3):
-        for _ in range(4000):
-            x = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.uniform(-3, 2)
-            dot = 0.0
-            for v in x.tolist():
-                dot += v * v  # Python floats: IEEE double, no FMA
-            if np.sqrt(np.float64(0.0 + dot)).tobytes() != np.linalg.norm(x).tobytes():
-                return False
-    return True
-
-
-NORM_EXACT = _norm_exact()
+TOTAL: dict[str, dict[str, int]] = {t: {"values compared": 0, "identical": 0} for t in IDS}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,31 +63,18 @@ def _report(request: pytest.FixtureRequest):
     lines = []
     for task, c in TOTAL.items():
         if c["values compared"]:
-            extra = f", {c['norm_close']} norm-dependent within 1e-14" if c["norm_close"] else ""
             lines.append(f"test_v5_b: {task}: {c['values compared']} values compared with Gymnasium's, "
-                         f"{c['identical']} identical{extra}")
-    if not NORM_EXACT:
-        lines.append("test_v5_b: np.linalg.norm here is not the AVX2 OpenBLAS ddot libmdvec follows: "
-                     "norm-dependent values were compared within 1e-14")
+                         f"{c['identical']} identical")
+    lines.append(f"test_v5_b: {mdvec.numpy_dot().describe()}")
     gymeq.print_report(request, "\n" + "\n".join(lines))
 
 
 class Tally(gymeq.Tally):
-    """Counts compared values into the task's totals; norm-dependent values (NORM_VALUES) are compared
-    within 1e-14 where np.linalg.norm is not the kernel libmdvec follows (NORM_EXACT false)."""
+    """Counts compared values into the task's totals."""
 
     def __init__(self, task: str) -> None:
         super().__init__(TOTAL[task])
         self.task = task
-
-    def same(self, what: str, got: Any, want: Any, norm: bool = False) -> None:
-        g, w = np.asarray(got), np.asarray(want)
-        exact = g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
-        if exact or not (norm and not NORM_EXACT):
-            super().same(what, got, want)
-            return
-        close = g.dtype == w.dtype and g.shape == w.shape and bool(np.allclose(g, w, rtol=1e-14, atol=1e-14))
-        self._count(max(int(w.size), 1), close, what, lambda: f"mdvec {g!r} !~ gymnasium {w!r}", key="norm_close")
 
 
 def regroup(info: dict[str, Any]) -> dict[str, Any]:
@@ -170,9 +137,8 @@ def compare_info(t: Tally, venv: Any, i: int, ref_info: dict, action_dtype: Any,
     got = regroup(got)
     check_info_types(t.task, ref_info, action_dtype)
     assert sorted(got) == sorted(ref_info), (where, sorted(got), sorted(ref_info))
-    norm = NORM_VALUES.get(t.task, ())
     for name, want in ref_info.items():
-        t.same(f"{where} info[{name}][{i}]", got[name], want, norm=name in norm)
+        t.same(f"{where} info[{name}][{i}]", got[name], want)
 
 
 def compare_reset(t: Tally, venv: Any, i: int, ref_obs: np.ndarray, ref_info: dict, where: str) -> None:
@@ -185,7 +151,7 @@ def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs
     b = venv.buffers()
     t.same(f"{where} obs[{i}]", b[obs_key][i], obs)
     assert type(reward) is np.float64, type(reward)
-    t.same(f"{where} reward[{i}]", np.float64(b["reward"][i]), reward, norm="reward" in NORM_VALUES.get(t.task, ()))
+    t.same(f"{where} reward[{i}]", np.float64(b["reward"][i]), reward)
     assert type(terminated) is bool and type(truncated) is bool
     t.same(f"{where} terminated[{i}]", bool(b["terminated"][i]), terminated)
     t.same(f"{where} truncated[{i}]", bool(b["truncated"][i]), truncated)
@@ -392,11 +358,14 @@ def test_option_errors(tmp_path: Path) -> None:
     assert r["main_body"] == "2" and r["healthy_z_range"] == (0.0, 1.0)
 
 
-def test_norm_kernel_note() -> None:
-    """Say which np.linalg.norm this machine has (the equality tests adapt; see the module docstring)."""
-    if not NORM_EXACT:
-        pytest.skip("np.linalg.norm on this CPU is not OpenBLAS's AVX2 ddot (left to right, no FMA); "
-                    "libmdvec's distances may differ from numpy's in the last bit here")
+def test_norm_tasks_get_numpys_own_dot() -> None:
+    """The tasks that reproduce np.linalg.norm are flagged, and get numpy's own ddot: proven, not guessed."""
+    assert {t for t in mdvec.task_names() if mdvec.task_uses_numpy_dot(t)} == \
+        {"Swimmer-v5", "Ant-v5", "Humanoid-v5", "Reacher-v5", "Pusher-v5"}
+    dot = mdvec.numpy_dot()
+    assert dot.proven and dot.mode_name in ("cblas", "cblas64") and dot.address, dot.describe()
+    with mdvec.VecEnv(1, task="Reacher-v5") as venv:
+        assert venv._h.numpy_dot is dot
 
 
 # --------------------------------------------------------------------------------------------------
@@ -417,7 +386,6 @@ def test_gymnasium_make_single_env(task: str) -> None:
             gym_tasks.GYM_TASKS[task].max_episode_steps
         assert got.observation_space == ref.observation_space and got.action_space == ref.action_space
         rng = np.random.default_rng(3)
-        norm = NORM_VALUES.get(task, ())
         for episode in range(3):
             kw = {"seed": 40 + episode} if episode != 1 else {}
             (o1, i1), (o2, i2) = got.reset(**kw), ref.reset(**kw)
@@ -426,18 +394,18 @@ def test_gymnasium_make_single_env(task: str) -> None:
             assert sorted(i1) == sorted(i2)
             for k in i2:
                 assert type(i1[k]) is type(i2[k]), (k, type(i1[k]), type(i2[k]))
-                t.same(f"reset info {k}", i1[k], i2[k], norm=k in norm)
+                t.same(f"reset info {k}", i1[k], i2[k])
             for step in range(20):
                 a = rng.uniform(-1.5, 1.5, got.action_space.shape).astype(np.float32 if step % 2 else np.float64)
                 r1, r2 = got.step(a), ref.step(a.copy())
                 t.same("obs", r1[0], r2[0])
-                t.same("reward", np.float64(r1[1]), np.float64(r2[1]), norm="reward" in norm)
+                t.same("reward", np.float64(r1[1]), np.float64(r2[1]))
                 assert (r1[2], r1[3]) == (r2[2], r2[3])
                 info = regroup(r1[4])
                 assert sorted(info) == sorted(r2[4])
                 for k in r2[4]:
                     assert type(info[k]) is type(r2[4][k]), (k, type(info[k]), type(r2[4][k]))
-                    t.same(f"step {step} info {k}", info[k], r2[4][k], norm=k in norm)
+                    t.same(f"step {step} info {k}", info[k], r2[4][k])
                 if r2[2] or r2[3]:
                     break
         assert contract.same_value(got.reset(seed=5)[0], ref.reset(seed=5)[0])
@@ -481,19 +449,14 @@ def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
     try:
         assert got.single_observation_space == ref.single_observation_space
         assert got.single_action_space == ref.single_action_space
-        result = contract.Result(f"{task} {mode}")
+        result = contract.Result(f"{task} {mode}", task)
         contract.compare_vector_envs(ref, _Regrouped(got), contract.vector_script(n, seed=9), result)
-        if NORM_EXACT or task not in NORM_VALUES:
-            assert result.identical, result.first_mismatch
-        else:  # norm-dependent rewards and info values may differ in the last bits (module docstring)
-            assert result.obs_identical == result.observations and result.flag_mismatches == 0
-            assert result.max_reward_rel_diff <= 1e-13, result.first_mismatch
+        assert result.identical, result.first_mismatch
         assert result.steps == n * (10 + 20 + 33 + 30 + 5) and result.episodes > 0
         obs_dim = got.single_observation_space.shape[0]
         TOTAL[task]["values compared"] += result.observations * obs_dim + result.steps + result.info_values
         TOTAL[task]["identical"] += (result.obs_identical * obs_dim + result.rewards_identical +
                                      result.info_values - result.info_mismatches)
-        TOTAL[task]["norm_close"] += result.steps - result.rewards_identical + result.info_mismatches
     finally:
         got.close()
         ref.close()
