@@ -6,6 +6,8 @@
 #   venv      fresh .venv-ci: torch==2.13.0 (CPU), requirements.txt, extras ci/venv.sh
 #   test      meson setup build && ninja -C build test (the README's)      ci/test.sh
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
+#   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
+#   stacks    oldest numpy + Gymnasium 1.2.2 suite; numpy 1.x refused      ci/stacks.sh
 #   wheel     pip install . in a fresh venv, import elsewhere, demo, bench ci/wheel.sh
 #   extras    pip install "mdvec[gymnasium]" there, gymnasium.make(_vec)   ci/extras.sh
 #   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
@@ -55,6 +57,8 @@ echo "mdvec CI on $(uname -srm), $(nproc) cores, $(${PYTHON:-python3} --version 
 if stage venv 1200 venv.sh; then
   stage test 2400 test.sh
   stage contract 600 contract.sh
+  stage kernels 1500 kernels.sh
+  stage stacks 900 stacks.sh
   if stage wheel 900 wheel.sh; then
     stage extras 600 extras.sh
   else
@@ -65,7 +69,7 @@ if stage venv 1200 venv.sh; then
   stage tsan 1500 sanitize.sh tsan
   stage fuzz 900 fuzz.sh
 else
-  for s in test contract wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
+  for s in test contract kernels stacks wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
 stage rllib 1200 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 

@@ -26,7 +26,7 @@ from .gym_tasks import GYM_TASKS
 from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
 from .npdot import NumpyDot, arithmetic, numpy_dot
-from .vecenv import Env, VecEnv, task_names, task_uses_numpy_dot
+from .vecenv import Env, VecEnv, numpy_refusal, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
 # Every task the contract knows, in report order: --task takes these names.
@@ -746,8 +746,11 @@ _V5_UNAVAILABLE: str | None = None
 
 
 def v5_unavailable() -> str:
-    """Why the v5 cases cannot run here ("" when they can): gymnasium or its MuJoCo envs missing."""
+    """Why the v5 cases cannot run here ("" when they can): a numpy older than 2.1 (vecenv.numpy_refusal), gymnasium or its
+    MuJoCo envs missing."""
     global _V5_UNAVAILABLE
+    if _V5_UNAVAILABLE is None and numpy_refusal("the Gymnasium v5 tasks"):
+        _V5_UNAVAILABLE = numpy_refusal("the Gymnasium v5 tasks")
     if _V5_UNAVAILABLE is None:
         try:
             import gymnasium  # noqa: F401

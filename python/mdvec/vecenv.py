@@ -129,6 +129,25 @@ def task_summary(task: str | None = None) -> str:
     return lib().mdvec_task_summary(_c_task(_known_task(task))).decode()
 
 
+_NUMPY = tuple(int(v) for v in re.match(r"(\d+)\.(\d+)", np.__version__).groups())  # type: ignore[union-attr]
+NUMPY_FLOOR = (2, 1)  # the oldest numpy under which the tasks that follow the action's dtype are proven equal
+
+
+def numpy_refusal(task: str) -> str:
+    """Why a task whose results follow the action's dtype (the Gymnasium v5 tasks) is refused under this
+    numpy, or "" when it is not: below NUMPY_FLOOR numpy computes Gymnasium's expressions otherwise."""
+    if _NUMPY >= NUMPY_FLOOR:
+        return ""
+    why = ("numpy 1.x's value-based casting turns Gymnasium's float32 terms (weight * "
+           "np.sum(np.square(float32_action))) into float64, where numpy 2 (NEP 50) keeps float32"
+           if _NUMPY < (2, 0) else
+           "numpy 2.0's np.clip(-0.0, 0.0, 0.0) is +0.0 where numpy >= 2.1 keeps -0.0 (the contact costs of "
+           "Ant, Humanoid and HumanoidStandup)")
+    return (f"{task}: equal to its reference bit for bit only under numpy >= {NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}, and "
+            f"this process runs numpy {np.__version__}: {why}, so rewards and info would differ from Gymnasium's. "
+            f"Install a newer numpy (pip install 'numpy>={NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}')")
+
+
 def task_uses_numpy_dot(task: str | None = None) -> bool:
     """Return whether a task reproduces numpy's float64 dot (np.linalg.norm): its equality with numpy then
     rests on the dot the binding hands the library (mdvec.npdot)."""
@@ -370,6 +389,10 @@ class _Handle:
         self.memory = _Memory(handle)
         self._step_fn = L.mdvec_step_typed
         self._map(task)
+        refusal = numpy_refusal(task) if any(dtype == "action" for _, dtype, _ in self.spec.info_fields) else ""
+        if refusal:
+            self.close()
+            raise MdvecError(_lib.ERR_CONFIG, refusal)
 
     def _map(self, task: str) -> None:
         """Read the spec and map every buffer."""

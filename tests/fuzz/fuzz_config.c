@@ -1,7 +1,7 @@
 /* Fuzz target: configuration. mdvec_config_init and mdvec_create with every config field fuzzed:
- * struct_size (the 1.0 layout, this one, longer ones with a zero or a nonzero tail, any size; the
+ * struct_size (the 1.0 and 1.1 layouts, this one, longer ones with a zero or a nonzero tail, any size; the
  * config lives in a heap block of exactly that size, so a read past it is an ASan report), the
- * generic fields, the duck's v1 fields, the task name and options by name as text (names of the
+ * generic fields, the dot (1.2), the duck's v1 fields, the task name and options by name as text (names of the
  * task, of other tasks, NULL or fuzzed; values typed, odd or raw; n_options negative or with a NULL
  * array), and the error buffer (NULL, 0, 1 byte or large, heap blocks of exactly that size).
  * A created handle is queried (spec, dims, info fields, state sizes), its buffers read at their
@@ -9,7 +9,8 @@
  *
  * Checked: a refused config returns an error code, no handle and a NUL-terminated message that
  * fits the buffer; sizes the header allows are accepted by mdvec_config_init and mdvec_create;
- * a longer struct with a nonzero tail is refused; the spec agrees with the config. */
+ * a longer struct with a nonzero tail is refused; a dot mode out of range or without its function is
+ * refused; the spec agrees with the config. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
@@ -22,6 +23,17 @@
 #define MAX_OPTS 8
 
 /* Find option `name` of task (NULL: duck); return 1 and fill o, or 0. */
+/* ddots for cfg.dot's CBLAS modes: the plain sum, as a BLAS might compute it. */
+static double fz_ddot(int n, const double *x, int incx, const double *y, int incy) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += x[i * incx] * y[i * incy];
+  return s;
+}
+
+static double fz_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
+  return fz_ddot((int)n, x, (int)incx, y, (int)incy);
+}
+
 static int find_decl(const char *task, const char *name, mdvec_option_info_t *o) {
   int n = mdvec_task_option_count(task);
   for (int k = 0; name && k < n; k++) {
@@ -84,18 +96,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_init();
   fz in = {data, size}, *f = &in;
   const size_t full = sizeof(mdvec_config_t), v1 = offsetof(mdvec_config_t, task);
+  const size_t v11 = offsetof(mdvec_config_t, dot);  /* the 1.1 layout ended after on_error */
 
   /* struct_size and the block holding the config */
-  uint8_t layout = fz_u8(f) % 5;
+  uint8_t layout = fz_u8(f) % 6;
   size_t declared;
   switch (layout) {
     case 0: declared = full; break;
     case 1: declared = v1; break;
+    case 5: declared = v11; break;
     case 2:
     case 3: declared = full + 8 * (1 + fz_pick(f, 4)); break;
     default: declared = fz_u16(f); break;
   }
-  int valid = declared == v1 || declared >= full;
+  int valid = declared == v1 || declared == v11 || declared >= full;
   size_t alloc = declared > sizeof(size_t) ? declared : sizeof(size_t);
   unsigned char *mem = calloc(1, alloc);
   if (!mem) return 0;
@@ -114,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       tail_set = 1;
     }
   }
-  int has_appended = valid && declared >= full;
+  int has_appended = valid && declared >= v11;  /* the 1.1 fields */
+  int has_dot = valid && declared >= full;        /* the 1.2 fields */
 
   /* fields */
   uint16_t flags = fz_u16(f);
@@ -224,6 +239,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     cfg->n_options = n_opts;
   }
+  /* the 1.2 dot: a mode in or out of range, each function pointer set or NULL */
+  int dot_ok = 1;
+  if (has_dot && (flags & 0x4000)) {
+    static const int modes[] = {MDVEC_DOT_PLAIN, MDVEC_DOT_FMA, MDVEC_DOT_CBLAS, MDVEC_DOT_CBLAS64, -1, 4, INT_MIN};
+    uint8_t d = fz_u8(f);
+    cfg->dot = modes[d % 7];
+    cfg->ddot = (d & 0x10) ? fz_ddot : NULL;
+    cfg->ddot64 = (d & 0x20) ? fz_ddot64 : NULL;
+    dot_ok = cfg->dot >= MDVEC_DOT_PLAIN && cfg->dot <= MDVEC_DOT_CBLAS64 &&
+             (cfg->dot != MDVEC_DOT_CBLAS || cfg->ddot) && (cfg->dot != MDVEC_DOT_CBLAS64 || cfg->ddot64);
+  }
+
   /* a Gymnasium task named without options: give it its asset most of the time */
   mdvec_option_t xml_only[1];
   uint8_t give_xml = has_appended ? fz_u8(f) : 0;
@@ -255,6 +282,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (getenv("FUZZ_VERBOSE")) fprintf(stderr, "fuzz_config: rc %d: %s\n", rc, err && err_size ? err : "");
   } else {
     if (!valid || tail_set) fz_fail("mdvec_create accepted struct_size %zu%s", declared, tail_set ? " with a nonzero tail" : "");
+    if (!dot_ok) fz_fail("mdvec_create accepted dot %d (ddot %s, ddot64 %s)", cfg->dot, cfg->ddot ? "set" : "NULL",
+                         cfg->ddot64 ? "set" : "NULL");
     if (!h) fz_fail("mdvec_create returned MDVEC_OK and no handle");
     mdvec_spec_t s = {.struct_size = sizeof s};
     mdvec_spec(h, &s);

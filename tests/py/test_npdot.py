@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -122,3 +123,17 @@ def test_an_unknown_forced_kernel_is_reported_not_a_crash(coretype: str) -> None
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"OPENBLAS_CORETYPE={coretype}" in out.stdout and "exact by construction" in out.stdout
+
+
+@pytest.mark.parametrize("version, reason", [((1, 26), "value-based casting"), ((2, 0), "np.clip(-0.0, 0.0, 0.0)")])
+def test_numpy_older_than_the_floor_is_refused_by_name(monkeypatch: pytest.MonkeyPatch, version: tuple[int, int],
+                                                       reason: str) -> None:
+    """Below numpy 2.1 the Gymnasium tasks would be silently unequal: refused, naming numpy's version and
+    why; the duck (no action-dtype terms) still runs."""
+    monkeypatch.setattr(vecenv, "_NUMPY", version)
+    with pytest.raises(mdvec.MdvecError, match=rf"Hopper-v5: .*numpy >= 2\.1.*numpy {np.__version__}.*{re.escape(reason)}"):
+        mdvec.VecEnv(2, task="Hopper-v5")
+    with mdvec.VecEnv(2, seed=1) as venv:
+        venv.reset()
+    monkeypatch.setattr(vecenv, "_NUMPY", vecenv.NUMPY_FLOOR)
+    assert vecenv.numpy_refusal("Hopper-v5") == ""
