@@ -174,7 +174,10 @@ typedef struct mdvec_ mdvec_t;  /* opaque handle: N envs, their models and data,
  * mj_loadXML itself runs out of memory it leaks the mjData it was making, which mdvec cannot reach). */
 MDVEC_API int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg, char *err, size_t err_size);
 
-/* Stop the workers and free everything; NULL is a no-op. Buffers from the handle become invalid. */
+/* Stop the workers and free everything; NULL is a no-op. Buffers from the handle become invalid. A call
+ * running on the handle in another thread is waited for (it finishes and returns normally); a call that
+ * starts while the handle is being destroyed returns MDVEC_ERR_STATE, and any call after this function
+ * returned uses freed memory (as free). */
 MDVEC_API void mdvec_destroy(mdvec_t *env);
 
 /* Return the message of the last error on this handle ("" when none; static text for NULL). The

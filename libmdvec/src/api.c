@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
@@ -433,10 +434,23 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   return MDVEC_OK;
 }
 
+/* Wait until no call runs on h and mark it busy for good, so that a call starting during the teardown is
+ * refused ("concurrent call") rather than run on memory being freed. Sleeps 50 us between looks: a call
+ * lasts a step at most. */
+static void wait_idle(mdvec_t *h) {
+  const struct timespec pause = {0, 50000};
+  while (atomic_exchange_explicit(&h->busy, 1, memory_order_acquire)) nanosleep(&pause, NULL);
+}
+
 void mdvec_destroy(mdvec_t *h) {
   if (!h) return;
-  if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) mdv_pool_destroy(h->pool);
-  else mdv_pool_abandon(h->pool);  /* a forked child: the workers are the parent's; free only the memory */
+  if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) {
+    wait_idle(h);  /* a call running in another thread finishes first */
+    mdv_pool_destroy(h->pool);
+  } else {
+    mdv_pool_abandon(h->pool);  /* a forked child: the workers are the parent's (and a call the parent had
+                                   running left busy set in this copy: no wait); free only the memory */
+  }
   for (int i = 0; h->env_mem && i < h->num_envs; i++) h->task->env_free(env_at(h, i));
   if (h->shared) h->task->destroy(h->shared);
   mdv_options_free(h->task, h->opts);

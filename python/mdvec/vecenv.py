@@ -15,6 +15,8 @@ import numbers
 import operator
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -344,6 +346,7 @@ class _Handle:
             raise ValueError(f"on_error: expected one of {', '.join(_lib.ON_ERROR)}, got {on_error!r}")
         self.on_error = on_error
         self.ptr: ctypes.c_void_p | None = None
+        self.lock = threading.Lock()  # held by every call and by close (see enter)
         task = _known_task(task)
         self.hooks = TASK_HOOKS.get(task)
         self.config: Any = None
@@ -444,9 +447,37 @@ class _Handle:
             raise RuntimeError("mdvec: the environment is closed")
         return self.ptr
 
-    def step(self, actions: Any) -> np.ndarray:
-        """Step every env; float32 actions go to C as float32, float64 as float64 (others converted)."""
-        ptr = self.live()
+    def enter(self, call: str) -> ctypes.c_void_p:
+        """Start a call: hold the handle's lock (release it with ``self.lock.release()``) and return the
+        handle; raise MdvecError when another thread is in a call or closing (the library's own rule: one
+        caller at a time), RuntimeError when closed. close() takes the same lock, so it waits for a call
+        running in another thread instead of freeing the envs under it."""
+        if not self.lock.acquire(blocking=False):
+            raise MdvecError(_lib.ERR_STATE, f"{call}: concurrent call: another thread is using or closing this "
+                             "environment; use one environment from one thread at a time")
+        if self.ptr is None:
+            self.lock.release()
+            raise RuntimeError("mdvec: the environment is closed")
+        return self.ptr
+
+    def read(self, call: str, fn: Callable[[], Any]) -> Any:
+        """Return fn() (which reads the buffers) inside a call, so that a close cannot interleave."""
+        self.enter(call)
+        try:
+            return fn()
+        finally:
+            self.lock.release()
+
+    def step(self, actions: Any, then: Callable[[np.ndarray], Any] | None = None) -> Any:
+        """Step every env; float32 actions go to C as float32, float64 as float64 (others converted).
+        Return then(actions as stepped), run before another thread may close the handle, or the actions."""
+        ptr = self.enter("step")
+        try:
+            return self._step(ptr, actions, then)
+        finally:
+            self.lock.release()
+
+    def _step(self, ptr: ctypes.c_void_p, actions: Any, then: Callable[[np.ndarray], Any] | None) -> Any:
         a = actions
         if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous
                 and (a.dtype == self._f32 or a.dtype == self._f64)):
@@ -459,11 +490,19 @@ class _Handle:
         code = self._step_fn(ptr, a.ctypes.data, _lib.DTYPE_F32 if a.dtype == self._f32 else _lib.DTYPE_F64)
         if code:
             self.check(code, "step")
-        return a
+        return a if then is None else then(a)
 
-    def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
-        """Reset the envs of mask ((N,) bool, None: all), env i reseeded with seeds[i] when not None."""
-        ptr = self.live()
+    def reset_envs(self, mask: Any = None, seeds: Any = None, then: Callable[[], Any] | None = None) -> Any:
+        """Reset the envs of mask ((N,) bool, None: all), env i reseeded with seeds[i] when not None;
+        return then() (run before another thread may close the handle) or None."""
+        ptr = self.enter("reset")
+        try:
+            self._reset_envs(ptr, mask, seeds)
+            return None if then is None else then()
+        finally:
+            self.lock.release()
+
+    def _reset_envs(self, ptr: ctypes.c_void_p, mask: Any, seeds: Any) -> None:
         n = self.spec.num_envs
         mask_arr = seeds_arr = has_arr = None
         if mask is not None:
@@ -487,17 +526,22 @@ class _Handle:
 
     def reset_with_params(self, i: int, params: Any) -> np.ndarray:
         """Reset env i with a task's episode parameters; return a copy of its first observation."""
-        ptr = self.live()
         if self.hooks is None or not hasattr(self.hooks, "pack_params"):
             raise ValueError(f"reset_with_params: task {self.spec.task!r} takes no episode parameters")
+        if params is None:
+            raise TypeError("reset_with_params: params is None; give the episode parameters (mdvec.episode_params)")
         p, keep = self.hooks.pack_params(params, self.dims)
-        self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)), "reset_with_params")
-        del keep  # the arrays had to outlive the call
-        return self.obs[i].copy()
+        ptr = self.enter("reset_with_params")
+        try:
+            self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)), "reset_with_params")
+            return self.obs[i].copy()
+        finally:
+            self.lock.release()
+            del keep  # the arrays had to outlive the call
 
     def get_state(self, i: int, sig: int) -> np.ndarray:
         """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
-        ptr = self.live()
+        self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
             raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
         try:  # ints, numpy ints and mujoco.mjtState members (which are not ints but have __index__)
@@ -508,10 +552,14 @@ class _Handle:
             raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
         if not 0 <= sig < 2**32:
             raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
-        size = lib().mdvec_state_size(ptr, int(sig))
-        out = np.zeros(size, np.float64)
-        self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size), "get_state")
-        return out
+        ptr = self.enter("get_state")
+        try:
+            size = lib().mdvec_state_size(ptr, int(sig))
+            out = np.zeros(size, np.float64)
+            self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size), "get_state")
+            return out
+        finally:
+            self.lock.release()
 
     def model_path(self) -> Path:
         """Return the MJCF file the envs' model came from."""
@@ -526,31 +574,33 @@ class _Handle:
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the zero-copy views (see VecEnv.buffers)."""
-        self.live()
-        return {"obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
-                "terminated": self.terminated, "truncated": self.truncated, "done": self.done,
-                "reset": self.reset_flags, "error": self.error_flags, "warnings": self.warnings, "info": self.info,
-                "reset_info": self.reset_info}
+        return self.read("buffers", lambda: {
+            "obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
+            "terminated": self.terminated, "truncated": self.truncated, "done": self.done, "reset": self.reset_flags,
+            "error": self.error_flags, "warnings": self.warnings, "info": self.info, "reset_info": self.reset_info})
 
     def error_count(self) -> int:
         """MuJoCo errors raised in the envs since creation."""
-        return int(lib().mdvec_error_count(self.live()))
+        return self.read("error_count", lambda: int(lib().mdvec_error_count(self.ptr)))
 
     def env_error(self, i: int) -> str:
         """The message of env i's last MuJoCo error ("" when none)."""
-        ptr = self.live()
+        self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
             raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
-        return lib().mdvec_env_error(ptr, int(i)).decode(errors="replace")
+        return self.read("env_error", lambda: lib().mdvec_env_error(self.ptr, int(i)).decode(errors="replace"))
 
     def close(self) -> None:
-        """Close the handle: later calls raise; its memory is freed now, or when the last view goes."""
-        if self.ptr is not None:
+        """Close the handle: later calls raise; its memory is freed now, or when the last view goes. A call
+        running in another thread is waited for (it completes and returns its results)."""
+        with self.lock:
+            if self.ptr is None:
+                return
             self.ptr = None
             for name in self._VIEWS:
                 setattr(self, name, None)
             memory, self.memory = self.memory, None
-            del memory  # the last reference unless a caller holds a view: then the free waits for it
+        del memory  # the last reference unless a caller holds a view: then the free waits for it
 
 
 class _HandleOwner:
@@ -668,8 +718,7 @@ class VecEnv(_HandleOwner):
                 seeds = [int(seed) + i for i in range(self.num_envs)]
             else:
                 seeds = seed
-        self._h.reset_envs(mask=mask, seeds=seeds)
-        return self._h.obs.copy()
+        return self._h.reset_envs(mask=mask, seeds=seeds, then=lambda: self._h.obs.copy())
 
     def reset_envs(self, mask: Any = None, seeds: Any = None) -> None:
         """Reset the envs of mask ((N,) bool; None: all), env i first reseeded with seeds[i] (None: not);
@@ -680,7 +729,9 @@ class VecEnv(_HandleOwner):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Step every env; a rejected call (bad shape, dtype or a non-finite value) changes nothing."""
-        a = self._h.step(actions)
+        return self._h.step(actions, self._results)
+
+    def _results(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         h = self._h
         columns = h.info.copy()  # one copy; float64 fields are views of it, the rest converted
         info = {}
@@ -730,8 +781,7 @@ class VecEnv(_HandleOwner):
         """MuJoCo warnings each env raised since creation, (N,) uint64 (a copy). MuJoCo warns when a
         simulation goes unstable (and resets that env's mjData, as the reference does); the library
         counts the warnings per env and never prints them or writes MUJOCO_LOG.TXT."""
-        self._h.live()
-        return self._h.warnings.copy()
+        return self._h.read("warnings", lambda: self._h.warnings.copy())
 
     def env_error(self, i: int) -> str:
         """The message of env i's last MuJoCo error ("" when none)."""
@@ -766,8 +816,7 @@ class Env(_HandleOwner):
         """Start a new episode from the env's generator (reseeded when seed is given)."""
         if seed is not None and (not _is_int(seed) or not 0 <= int(seed) < 2**64):
             raise ValueError(f"seed: must be an integer in [0, 2**64), got {seed!r}")
-        self._h.reset_envs(seeds=None if seed is None else [int(seed)])
-        return self._h.obs[0].copy()
+        return self._h.reset_envs(seeds=None if seed is None else [int(seed)], then=lambda: self._h.obs[0].copy())
 
     def reset_with_params(self, params: Any) -> np.ndarray:
         """Start an episode with the given parameters (e.g. a reference env's ``params``)."""
@@ -782,7 +831,9 @@ class Env(_HandleOwner):
             raise TypeError(f"action: expected numbers, got dtype {a.dtype}")
         if a.shape != (self.nu,):
             raise ValueError(f"action: expected shape ({self.nu},), got {a.shape}")
-        self._h.step(a.reshape(1, self.nu))
+        return self._h.step(a.reshape(1, self.nu), self._results)
+
+    def _results(self, a: np.ndarray) -> tuple[np.ndarray, float, bool, dict[str, Any]]:
         h = self._h
         info = {k: t(h.info[j, 0]) for j, (k, t, w) in enumerate(self._types) if w & _lib.INFO_STEP}
         if self._error_info:

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,7 +226,7 @@ static mdvec_t *make(int num_envs, int threads, int substeps) {
 /* In a forked child: step the parent's handle (refused), then destroy it (returns: no workers joined). */
 static int step_inherited(const void *arg, char *msg, size_t n) {
   mdvec_t *h = *(mdvec_t *const *)arg;
-  static double actions[4 * NU];
+  static double actions[2 * NU];
   int code = mdvec_step(h, actions);
   snprintf(msg, n, "%s", mdvec_errmsg(h));
   if (mdvec_reset(h) != MDVEC_ERR_STATE) code = 1000;
@@ -241,7 +242,7 @@ static void test_fork_child_refused(void) {
   CHECK_THAT("forked child: step refused", o.ran && o.code == MDVEC_ERR_STATE && strstr(o.msg, "another process"));
   CHECK_THAT("forked child: destroy returned", o.ran && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
   if (!o.ran || o.code != MDVEC_ERR_STATE) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
-  static double actions[4 * NU];
+  static double actions[2 * NU];
   CHECK_THAT("parent: still steps", mdvec_step(h, actions) == MDVEC_OK);
   mdvec_destroy(h);
 }
@@ -293,6 +294,54 @@ static void test_concurrent_calls_refused(void) {
   outcome o = SANITIZED ? (outcome){1, 0, step_from_two_threads(NULL, (char[1024]){0}, 1024), 0, ""}
                         : in_child(0, step_from_two_threads, NULL, NULL);
   CHECK_THAT("two threads on one handle: overlapping calls refused, no deadlock", o.ran && o.code == MDVEC_OK);
+  printf("  %s\n", o.msg);
+  if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+}
+
+/* mdvec_destroy from one thread while another steps (a long step: 2 envs of 2000 substeps): destroy waits
+ * for the step, which returns MDVEC_OK; before the fix destroy freed the envs under it (ASan:
+ * heap-use-after-free in mj_step; without ASan a crash, which in_child reports). */
+typedef struct { mdvec_t *h; atomic_int started, done; int code; } long_stepper;
+
+static void *step_long(void *arg) {
+  long_stepper *s = arg;
+  static double actions[2 * NU];
+  atomic_store(&s->started, 1);
+  s->code = mdvec_step(s->h, actions);
+  atomic_store(&s->done, 1);
+  return NULL;
+}
+
+static int destroy_while_stepping(const void *arg, char *msg, size_t n) {
+  (void)arg;
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.num_envs = 2;
+  cfg.threads = 1;  /* the caller steps every env: no worker join to delay the free */
+  const mdvec_option_t opts[] = {{"substeps", "2000"}};
+  cfg.options = opts;
+  cfg.n_options = 1;
+  long_stepper s = {.code = -100};
+  int code = mdvec_create(&s.h, &cfg, msg, n);
+  if (code != MDVEC_OK || (code = mdvec_reset(s.h)) != MDVEC_OK) return code;
+  pthread_t t;
+  pthread_create(&t, NULL, step_long, &s);
+  while (!atomic_load(&s.started)) sched_yield();
+  const struct timespec pause = {0, 20 * 1000 * 1000};  /* the step has begun (it lasts ~100 ms) */
+  nanosleep(&pause, NULL);
+  int running = !atomic_load(&s.done);
+  mdvec_destroy(s.h);
+  int done_first = atomic_load(&s.done);
+  pthread_join(t, NULL);
+  snprintf(msg, n, "step still running at destroy: %d; it had returned when destroy did: %d; its code %d", running,
+           done_first, s.code);
+  return done_first && s.code == MDVEC_OK ? MDVEC_OK : 1001;
+}
+
+static void test_destroy_waits_for_a_running_call(void) {
+  outcome o = SANITIZED ? (outcome){1, 0, destroy_while_stepping(NULL, (char[1024]){0}, 1024), 0, ""}
+                        : in_child(0, destroy_while_stepping, NULL, NULL);
+  CHECK_THAT("mdvec_destroy while another thread steps: waits, the step returns OK", o.ran && o.code == MDVEC_OK);
   printf("  %s\n", o.msg);
   if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
 }
@@ -634,6 +683,7 @@ int main(void) {
   test_out_of_memory_is_an_error();
   test_fork_child_refused();
   test_concurrent_calls_refused();
+  test_destroy_waits_for_a_running_call();
   test_create_from_threads();
   test_physics_error_ends_one_episode();
   test_warnings_counted_not_logged();
