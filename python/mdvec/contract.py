@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ._mjwarn import collected
 from .gym_tasks import GYM_TASKS
 from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
@@ -245,17 +246,12 @@ def _mujoco_warnings_noted(result: Result) -> Iterator[None]:
     ./MUJOCO_LOG.TXT: the references (Gymnasium's envs, the Python duck) compile and step through the
     mujoco bindings, whose default handler writes that file (half_cheetah.xml's deprecated
     settotalmass, an unstable simulation). mdvec's own envs count theirs per env and write nothing."""
-    import mujoco
-
-    seen: list[str] = []
-    previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(seen.append)
-    try:
-        yield
-    finally:
-        mujoco.set_mju_user_warning(previous)
-        for message in dict.fromkeys(seen):
-            result.notes.append(f"MuJoCo warning ({seen.count(message)}x): {message}")
+    with collected() as seen:
+        try:
+            yield
+        finally:
+            for message in dict.fromkeys(seen):
+                result.notes.append(f"MuJoCo warning ({seen.count(message)}x): {message}")
 
 
 def run_case(case: Case) -> Result:

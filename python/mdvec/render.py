@@ -32,51 +32,13 @@ from typing import Any
 
 import numpy as np
 
+from ._gl import NoGLError, make_renderer
+from ._mjwarn import collected
+from ._paths import writable_file
+
 ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
 SHOW_STEPS = 25  # steps an arrow stays (0.5 s at 50 Hz)
 FLASH_STEPS = 4  # steps the border flashes
-
-
-class NoGLError(RuntimeError):
-    """No OpenGL context could be made for rendering."""
-
-
-def _gl_hint(backend: str, exc: BaseException) -> str:
-    return (f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}).\n"
-            "Rendering needs one of: EGL (the default here; libEGL from the GPU driver or Mesa, e.g. "
-            "apt install libegl1 libgl1), MUJOCO_GL=osmesa (libOSMesa), or MUJOCO_GL=glfw with a display.")
-
-
-def select_gl() -> str:
-    """Make mujoco.Renderer use EGL unless MUJOCO_GL says otherwise; return the backend's name.
-
-    mujoco picks its GL context class from MUJOCO_GL when it is imported, and ``python -m mdvec``
-    imports mujoco before this command runs; with MUJOCO_GL unset it picked GLFW, which needs a
-    display. So, with MUJOCO_GL unset, the EGL class is put in its place here, as mujoco would have
-    done with MUJOCO_GL=egl.
-    """
-    chosen = os.environ.get("MUJOCO_GL", "").strip().lower()
-    if chosen:
-        return chosen
-    os.environ["MUJOCO_GL"] = "egl"
-    try:
-        import mujoco.egl
-        from mujoco.rendering.classic import gl_context
-    except Exception as exc:  # noqa: BLE001 - any failure here means no EGL
-        raise NoGLError(_gl_hint("egl", exc)) from exc
-    gl_context.GLContext = mujoco.egl.GLContext
-    return "egl"
-
-
-def make_renderer(model: Any, width: int, height: int) -> Any:
-    """Return a mujoco.Renderer, or raise NoGLError with what to install or set."""
-    import mujoco
-
-    backend = select_gl()
-    try:
-        return mujoco.Renderer(model, height=height, width=width)
-    except Exception as exc:  # noqa: BLE001 - GL failures come as many types
-        raise NoGLError(_gl_hint(backend, exc)) from exc
 
 
 def _font(size: int) -> Any:
@@ -106,7 +68,8 @@ class _CState:
         import mujoco
 
         self.cenv = cenv
-        self.model = mujoco.MjModel.from_xml_path(str(cenv.model_path))
+        with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
+            self.model = mujoco.MjModel.from_xml_path(str(cenv.model_path))
         self.data = mujoco.MjData(self.model)
         self.sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
 
@@ -142,7 +105,7 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
     model = cstate.model if cstate else env.model
     dt = env.model.opt.timestep * env.cfg.substeps
     stride = max(1, round(1.0 / (fps * dt)))
-    renderer = make_renderer(model, width, height)
+    renderer = make_renderer(model, width, height, headless_only=False)  # the CLI: EGL unless MUJOCO_GL says
     cam = mujoco.MjvCamera()
     cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
     cam.trackbodyid = env.info.trunk
@@ -252,25 +215,39 @@ def _add_arrow(scene: Any, trunk: np.ndarray, vel: np.ndarray) -> None:
     scene.ngeom += 1
 
 
-def write_video(frames: list[Any], path: Path, fps: float) -> None:
-    """Write frames to a .gif (Pillow) or .mp4 (ffmpeg on PATH, else imageio-ffmpeg)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def video_writer(path: Path) -> str:
+    """Check that path can be written as a video before any frame is drawn: a .gif (Pillow) or an .mp4
+    (ffmpeg on PATH, else imageio-ffmpeg's), in a folder that exists or can be made and is writable;
+    return the ffmpeg executable for an .mp4, "" for a .gif; raise ValueError saying what is missing."""
     suffix = path.suffix.lower()
-    if suffix == ".gif":
-        frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0,
-                       optimize=False)
-        return
-    if suffix != ".mp4":
+    if suffix not in (".gif", ".mp4"):
         raise ValueError(f"--out: write a .gif or an .mp4, got {path.name}")
+    writable_file(path, "--out")
+    if suffix == ".gif":
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            raise ValueError("--out: a GIF needs Pillow (pip install pillow, or the sb3 extra)") from None
+        return ""
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
         try:
             import imageio_ffmpeg  # type: ignore[import-not-found]
 
             ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
-        except ImportError:
+        except (ImportError, RuntimeError):
             raise ValueError("--out: MP4 needs ffmpeg on PATH or the imageio-ffmpeg package "
                              "(pip install imageio-ffmpeg); a .gif needs nothing extra") from None
+    return ffmpeg
+
+
+def write_video(frames: list[Any], path: Path, fps: float, ffmpeg: str | None = None) -> None:
+    """Write frames to a .gif (Pillow) or .mp4 (ffmpeg: video_writer's, found again when not given)."""
+    ffmpeg = video_writer(path) if ffmpeg is None else ffmpeg
+    if path.suffix.lower() == ".gif":
+        frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0,
+                       optimize=False)
+        return
     w, h = frames[0].size
     cmd = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
            "-r", f"{fps:g}", "-i", "-", "-an", "-vcodec", "libx264", "-pix_fmt", "yuv420p",
@@ -315,8 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         out = Path(args.out)
-        if out.suffix.lower() not in (".gif", ".mp4"):
-            raise ValueError(f"--out: write a .gif or an .mp4, got {out.name}")
+        ffmpeg = video_writer(out)  # before any frame is drawn
         for name in ("episodes", "width", "height", "fps"):
             if getattr(args, name) <= 0:
                 raise ValueError(f"--{name}: must be positive, got {getattr(args, name)}")
@@ -333,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
         frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height, args.fps,
                                         variant, task, source)
-        write_video(frames, out, stats["fps"])
+        write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:
         print(str(exc), file=sys.stderr)
         return 3

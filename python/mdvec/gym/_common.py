@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from .._gl import make_renderer
+from .._mjwarn import collected
+
 SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
 STEP, RESET = 1, 2  # info field bits (MDVEC_INFO_STEP, MDVEC_INFO_RESET)
 
@@ -181,17 +184,7 @@ class FrameRenderer:
         import mujoco
 
         m = self.model
-        m.vis.global_.offwidth = max(self.width, m.vis.global_.offwidth)  # the frame must fit the offscreen buffer
-        m.vis.global_.offheight = max(self.height, m.vis.global_.offheight)
-        try:
-            self._renderer = mujoco.Renderer(m, self.height, self.width)
-        except Exception as exc:  # GL missing or broken: mujoco raises assorted errors, none fatal
-            gl = os.environ.get("MUJOCO_GL", "(unset)")
-            raise RuntimeError(
-                f"render: could not create an OpenGL context for mujoco.Renderer (MUJOCO_GL={gl}): "
-                f"{type(exc).__name__}: {exc}. Headless machines: set MUJOCO_GL=egl (GPU/EGL) or "
-                "MUJOCO_GL=osmesa (software) before importing mujoco. The environment was not changed."
-            ) from exc
+        self._renderer = make_renderer(m, self.width, self.height)  # NoGLError (a RuntimeError) says what to do
         if self.camera is None:
             cam = mujoco.MjvCamera()
             mujoco.mjv_defaultFreeCamera(m, cam)
@@ -223,7 +216,8 @@ class FrameRenderer:
         import mujoco
 
         if self.model is None:
-            self.model = mujoco.MjModel.from_xml_path(str(venv.model_path))
+            with collected():  # e.g. half_cheetah.xml's deprecated attribute: not into ./MUJOCO_LOG.TXT
+                self.model = mujoco.MjModel.from_xml_path(str(venv.model_path))
         if self.data is None:
             self.data = mujoco.MjData(self.model)
         sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)

@@ -20,6 +20,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .._mjwarn import collected
 from ._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from ._common import reset_mask as _check_reset_options
 
@@ -92,7 +93,8 @@ class CCore:
         import mujoco
 
         if self._model is None:
-            self._model = mujoco.MjModel.from_xml_path(str(self.venv.model_path))
+            with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
+                self._model = mujoco.MjModel.from_xml_path(str(self.venv.model_path))
             self._data = mujoco.MjData(self._model)
         sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
         mujoco.mj_setState(self._model, self._data, np.asarray(self.venv.get_state(0, sig), np.float64), sig)
