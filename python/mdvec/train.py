@@ -26,6 +26,7 @@ checkpoint of ``--out`` up to ``--steps`` (give a larger ``--steps`` to train on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import functools
@@ -34,8 +35,12 @@ import json
 import math
 import os
 import platform
+import signal
 import sys
+import threading
 import time
+import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -416,9 +421,16 @@ class Run:
     def checkpoint_path(self, timesteps: int) -> Path:
         return self.ckpt_dir / f"step_{timesteps:012d}.zip"
 
-    def latest_checkpoint(self) -> Path | None:
-        found = sorted(self.ckpt_dir.glob("step_*.zip"))
-        return found[-1] if found else None
+    def latest_checkpoint(self, warn: bool = True) -> Path | None:
+        """The newest checkpoint that is a whole SB3 zip; newer damaged ones (a save cut short before
+        saves were atomic, a full disk) are skipped, each with a warning on stderr."""
+        for path in sorted(self.ckpt_dir.glob("step_*.zip"), reverse=True):
+            why = checkpoint_damage(path)
+            if not why:
+                return path
+            if warn:
+                print(f"train: skipping damaged checkpoint {path.name}: {why}", file=sys.stderr)
+        return None
 
     def load_curve(self, upto: int) -> None:
         path = self.dir / "curve.json"
@@ -453,6 +465,34 @@ class Run:
 
 def _env_name(cfg: TrainConfig) -> str:
     return "the duck" if cfg.env == DUCK else cfg.env
+
+
+def checkpoint_damage(path: Path) -> str:
+    """Why path is not a loadable SB3 checkpoint ("" when it looks whole: a zip with data and policy.pth)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            bad = z.testzip()
+    except (OSError, zipfile.BadZipFile) as exc:
+        return f"not a zip file ({exc})"
+    missing = sorted({"data", "policy.pth"} - names)
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    return f"entry {bad} is corrupt" if bad else ""
+
+
+def save_model(model: Any, path: Path) -> None:
+    """model.save(path) atomically: written to a hidden partial file beside it, then renamed, so that an
+    interrupted save (Ctrl-C, a full disk) never leaves a damaged file under the name."""
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        with tmp.open("wb") as fh:
+            model.save(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -508,6 +548,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
 
         total = 0  # env steps the run ends at (for progress and ETA)
         ep_ret: np.ndarray | None = None
+        stop = False  # set by the first Ctrl-C (train's SIGINT handler): learn() ends at the next env step
 
         def _on_training_start(self) -> None:
             if self.ep_ret is None:
@@ -552,7 +593,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 self.ep_ret[dones] = 0.0
                 self.ep_len[dones] = 0
                 self.ep_up[dones] = 0
-            return True
+            return not self.stop  # a Ctrl-C asked to stop: end learn() here (the rollout is dropped)
 
         def _on_rollout_end(self) -> None:
             now = time.perf_counter()
@@ -604,7 +645,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
             run.rows.append(row)
             done = self.model.num_timesteps
             if run.files and self.update % cfg.checkpoint_every == 0:
-                self.model.save(run.checkpoint_path(done))
+                save_model(self.model, run.checkpoint_path(done))
                 run.write_curve()
             total = max(self.total, done)
             if not run.quiet and (now - self.last_print >= cfg.print_every or done >= total or self.update == 1):
@@ -739,8 +780,8 @@ class Trainer:
         if run.files:
             final = run.checkpoint_path(model.num_timesteps)
             if not final.exists():
-                model.save(final)
-            model.save(out / "policy.zip")
+                save_model(model, final)
+            save_model(model, out / "policy.zip")
             run.write_curve()
             last = run.rows[-1] if run.rows else {}
             summary = {
@@ -782,18 +823,53 @@ def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
                   + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
                     f"torch threads {torch.get_num_threads()}" + (f"; writing {cfg.out}" if files else ""), flush=True)
         try:
-            trainer.learn_until(total)
-        except KeyboardInterrupt:
-            if files:
-                trainer.run.write_curve()
-            last = trainer.run.latest_checkpoint() if files else None
-            print(f"\ntrain: interrupted at {model.num_timesteps:,} env steps"
-                  + (f"; curve written. Resume from {last.name} with the same command and --resume." if last
-                     else "; no checkpoint yet."), file=sys.stderr)
+            with _stop_on_sigint(trainer):
+                trainer.learn_until(total)
+        except KeyboardInterrupt:  # a second Ctrl-C (or one outside the main thread's handler)
+            _interrupted(trainer, files, saved=False)
             raise
+        if trainer.callback.stop:
+            _interrupted(trainer, files, saved=True)
+            raise KeyboardInterrupt
         return trainer.finish()
     finally:
         trainer.close()
+
+
+@contextlib.contextmanager
+def _stop_on_sigint(trainer: Trainer) -> Iterator[None]:
+    """While learning, the first Ctrl-C asks the trainer to stop after the env step in progress (its state
+    is then saved: nothing since the last periodic checkpoint is lost); a second one interrupts at once.
+    Outside the main thread (no signal handlers there) Ctrl-C interrupts as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def first(signum: int, frame: Any) -> None:
+        trainer.callback.stop = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next Ctrl-C raises KeyboardInterrupt
+        print("\ntrain: Ctrl-C: stopping after this env step and saving a checkpoint (Ctrl-C again to stop at "
+              "once, without one)", file=sys.stderr, flush=True)
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(trainer: Trainer, files: bool, saved: bool) -> None:
+    """Write what an interrupted run has: the curve and, after a first Ctrl-C, a checkpoint of the model as
+    it stands (its last completed update; the env steps of the rollout it was collecting are counted)."""
+    model, run = trainer.model, trainer.run
+    if files:
+        if saved:
+            save_model(model, run.checkpoint_path(model.num_timesteps))
+        run.write_curve()
+    last = run.latest_checkpoint() if files else None
+    print(f"train: interrupted at {model.num_timesteps:,} env steps"
+          + (f"; {'saved ' if saved else ''}checkpoint {last.name}; curve written. Resume with the same command and "
+             "--resume." if last else "; no checkpoint yet."), file=sys.stderr)
 
 
 def _versions() -> dict[str, str]:
