@@ -63,7 +63,9 @@ struct mdvec_ {
   int threads;               /* T */
   int autoreset;             /* MDVEC_AUTORESET_* */
   int on_error;              /* MDVEC_ON_ERROR_* */
-  unsigned char *env_mem;    /* (N x env_stride) the task's env states */
+  unsigned char *env_mem;    /* (N x env_stride) the task's env states, ENV_ALIGN-aligned inside env_block */
+  void *env_block;           /* env_mem's allocation (calloc: untouched pages stay unbacked) */
+  int envs_begun;            /* envs 0..envs_begun-1 went through env_init: env_free is due on them (only) */
   size_t env_stride;         /* spec.env_size rounded up to ENV_ALIGN */
   mdv_slot *slots;           /* (N) per-env bookkeeping */
   mdv_pool *pool;            /* T threads, the caller included */
@@ -270,8 +272,11 @@ static int alloc_buffers(mdvec_t *h) {
   if (env_bytes == SIZE_MAX || mul(n, h->obs_row) == SIZE_MAX || mul(mul(n, n_info), sizeof(double)) == SIZE_MAX ||
       mul(mul(n, (size_t)h->spec.act_dim), sizeof(double)) == SIZE_MAX)
     return -1;
-  h->env_mem = aligned_alloc(ENV_ALIGN, env_bytes ? env_bytes : ENV_ALIGN);
-  if (h->env_mem) memset(h->env_mem, 0, env_bytes);
+  /* calloc, not aligned_alloc + memset: a large block comes zeroed from the kernel, untouched, so a
+     num_envs that memory_check refuses after two envs costs no memory before it is refused */
+  h->env_block = env_bytes > SIZE_MAX - ENV_ALIGN ? NULL : calloc(1, env_bytes + ENV_ALIGN);
+  h->env_mem = h->env_block ? (unsigned char *)(((uintptr_t)h->env_block + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN)
+                            : NULL;
   h->slots = calloc(n, sizeof *h->slots);
   h->obs = calloc(n, h->obs_row);
   h->final_obs = calloc(n, h->obs_row);
@@ -414,6 +419,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
       free(p);
     }
     mdv_pcg64_seed(&h->slots[i].rng, cfg.seed + (uint64_t)i);
+    h->envs_begun = i + 1;
     char why[512] = "out of memory";
     if ((code = env_init_trapped(h, i, why, sizeof why)) != MDVEC_OK) snprintf(msg, sizeof msg, "env %d: %s", i, why);
   }
@@ -451,11 +457,12 @@ void mdvec_destroy(mdvec_t *h) {
     mdv_pool_abandon(h->pool);  /* a forked child: the workers are the parent's (and a call the parent had
                                    running left busy set in this copy: no wait); free only the memory */
   }
-  for (int i = 0; h->env_mem && i < h->num_envs; i++) h->task->env_free(env_at(h, i));
+  /* only the envs that were begun: the others' pages were never touched (a refused huge num_envs) */
+  for (int i = 0; h->env_mem && i < h->envs_begun; i++) h->task->env_free(env_at(h, i));
   if (h->shared) h->task->destroy(h->shared);
   mdv_options_free(h->task, h->opts);
   free(h->opts);
-  free(h->env_mem);
+  free(h->env_block);
   free(h->slots);
   free(h->obs);
   free(h->final_obs);

@@ -74,3 +74,23 @@ def test_a_call_overlapping_a_step_is_refused_not_raced(tmp_path: Path) -> None:
         print("refused", refused)
     """, tmp_path)
     assert out.returncode == 0 and "refused [True, True, True, True]" in out.stdout, (out.stdout, out.stderr)
+
+
+def test_a_huge_num_envs_is_refused_before_memory_is_touched(tmp_path: Path) -> None:
+    """20 million envs: refused with MemoryError naming num_envs, and the attempt barely moves the peak RSS
+    (before: the env block, 20M x its stride, was zero-filled first: 4.9 GB for a refusal)."""
+    out = run_child("""
+        import mdvec
+        def hwm():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        before = hwm()
+        try:
+            mdvec.VecEnv(20_000_000, threads=1)
+        except MemoryError as exc:
+            assert "num_envs" in str(exc), exc
+            print("refused", (hwm() - before) // 2**20)
+    """, tmp_path)
+    assert out.returncode == 0 and out.stdout.startswith("refused"), (out.stdout, out.stderr)
+    assert int(out.stdout.split()[1]) < 256, out.stdout  # MB of peak RSS the attempt added
