@@ -77,10 +77,10 @@ def pack_params(params: EpisodeParams, dims: _lib.Dims) -> tuple[_lib.Params, li
         raise TypeError(f"params.latency: expected an integer, got {type(latency).__name__} {latency!r}")
     if not 0 <= int(latency) <= _INT_MAX:
         raise ValueError(f"params.latency: must be in [0, {dims.max_latency}], got {latency!r}")
-    keep = [np.ascontiguousarray(_numbers("qpos", params.qpos), np.float64),
-            np.ascontiguousarray(_numbers("qvel", params.qvel), np.float64),
-            np.ascontiguousarray(_numbers("push_steps", params.push_steps, "iu"), np.int64),
-            np.ascontiguousarray(_numbers("push_vel", params.push_vel), np.float64)]
+    keep = [np.require(_numbers("qpos", params.qpos), np.float64, ["C", "A"]),  # C-contiguous and aligned
+            np.require(_numbers("qvel", params.qvel), np.float64, ["C", "A"]),
+            np.require(_numbers("push_steps", params.push_steps, "iu"), np.int64, ["C", "A"]),
+            np.require(_numbers("push_vel", params.push_vel), np.float64, ["C", "A"])]
     for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
         if arr.size != nu:
             raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
@@ -94,7 +94,7 @@ def pack_params(params: EpisodeParams, dims: _lib.Dims) -> tuple[_lib.Params, li
                     noise_scale=_real("noise_scale", params.noise_scale), has_dr=params.dr is not None)
     if params.dr is not None:
         servo = _numbers("dr.servo", params.dr.servo).astype(np.float64)
-        mass = np.ascontiguousarray(_numbers("dr.mass_scale", params.dr.mass_scale), np.float64)
+        mass = np.require(_numbers("dr.mass_scale", params.dr.mass_scale), np.float64, ["C", "A"])
         if servo.shape != (5,) or mass.shape != (nbody - 1,):
             raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
                              f"got {servo.shape} and {mass.shape}")

@@ -479,14 +479,14 @@ class _Handle:
 
     def _step(self, ptr: ctypes.c_void_p, actions: Any, then: Callable[[np.ndarray], Any] | None) -> Any:
         a = actions
-        if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous
+        if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous and a.flags.aligned
                 and (a.dtype == self._f32 or a.dtype == self._f64)):
             a = np.asarray(actions)
             if a.dtype.kind != "f":  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
                 raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
             if a.shape != self.act_shape:
                 raise ValueError(f"actions: expected shape {self.act_shape}, got {a.shape}")
-            a = np.ascontiguousarray(a, a.dtype if a.dtype in (self._f32, self._f64) else self._f64)
+            a = np.require(a, a.dtype if a.dtype in (self._f32, self._f64) else self._f64, ["C", "A"])  # aligned copy
         code = self._step_fn(ptr, a.ctypes.data, _lib.DTYPE_F32 if a.dtype == self._f32 else _lib.DTYPE_F64)
         if code:
             self.check(code, "step")
@@ -636,6 +636,14 @@ class _HandleOwner:
     def __del__(self) -> None:
         if hasattr(self, "_h"):
             self._h.close()
+
+    def _not_copyable(self, *args: object) -> Any:
+        raise TypeError(f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
+                        "and a copy sharing them would close them when it goes. Make another one with the same "
+                        "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
+                        "reset with the same seed")
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = __getstate__ = _not_copyable
 
 
 def _default_sig() -> int:

@@ -94,3 +94,38 @@ def test_a_huge_num_envs_is_refused_before_memory_is_touched(tmp_path: Path) -> 
     """, tmp_path)
     assert out.returncode == 0 and out.stdout.startswith("refused"), (out.stdout, out.stderr)
     assert int(out.stdout.split()[1]) < 256, out.stdout  # MB of peak RSS the attempt added
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_copies_and_pickles_are_refused_and_the_original_survives(how: str) -> None:
+    """copy.copy(VecEnv) shared the handle and closed the original when the copy was collected; now a copy
+    or pickle is refused with what to do instead."""
+    for make in (lambda: mdvec.VecEnv(2, seed=1), lambda: mdvec.Env(seed=1)):
+        env = make()
+        env.reset()
+        with pytest.raises(TypeError, match="cannot be copied or pickled.*same arguments"):
+            {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}[how](env)
+        gc.collect()
+        assert not env.closed
+        env.step(np.zeros((2, env.nu)) if isinstance(env, mdvec.VecEnv) else np.zeros(env.nu))
+        env.close()
+
+
+def test_unaligned_actions_are_copied_to_an_aligned_array(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An action array at an odd address (np.frombuffer with offset=1) reached C as is (UBSan: misaligned
+    loads in api.c and duck.c); now C gets an aligned copy, with the same results."""
+    n, nu = 3, 14
+    values = np.random.default_rng(0).uniform(-1, 1, (n, nu))
+    raw = bytearray(values.nbytes + 1)
+    unaligned = np.frombuffer(raw, dtype=np.float64, count=n * nu, offset=1).reshape(n, nu)
+    unaligned[...] = values
+    assert not unaligned.flags.aligned
+    a, b = mdvec.VecEnv(n, seed=4), mdvec.VecEnv(n, seed=4)
+    a.reset(), b.reset()
+    seen = []
+    step_fn = b._h._step_fn
+    b._h._step_fn = lambda ptr, addr, dtype: (seen.append(addr), step_fn(ptr, addr, dtype))[1]
+    ra, rb = a.step(values), b.step(unaligned)
+    assert seen and seen[0] % 8 == 0
+    assert all(np.array_equal(x, y) for x, y in zip(ra[:3], rb[:3]))
+    a.close(), b.close()
