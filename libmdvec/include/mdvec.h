@@ -434,8 +434,9 @@ MDVEC_API const uint64_t *mdvec_warnings(const mdvec_t *env);
  * MDVEC_OK, or MDVEC_ERR_PHYSICS naming an env where MuJoCo raised an error. */
 MDVEC_API int mdvec_reset_envs(mdvec_t *env, const uint8_t *mask, const uint64_t *seeds, const uint8_t *has_seed);
 
-/* Step every env with actions (N x act_dim, C order) of dtype MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64;
- * otherwise as mdvec_step (which is MDVEC_DTYPE_F64), with the handle's autoreset mode:
+/* Step every env with actions (N x act_dim, C order, aligned for their type: else MDVEC_ERR_ARG) of dtype
+ * MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64; otherwise as mdvec_step (which is MDVEC_DTYPE_F64), with the
+ * handle's autoreset mode:
  * NEXT_STEP: an env whose previous step ended is reset instead of stepped (its action is ignored,
  * though it must be finite): first obs, reward 0, not terminated or truncated, step info 0, reset flag.
  * SAME_STEP: a finished env keeps its final obs in mdvec_final_obs_data and its step info in

@@ -817,6 +817,10 @@ static int step_typed(mdvec_t *h, const void *actions, int dtype) {
   if (!actions) return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions is NULL");
   if (dtype != MDVEC_DTYPE_F32 && dtype != MDVEC_DTYPE_F64)
     return fail(h, MDVEC_ERR_ARG, "mdvec_step: action dtype %d; use MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64", dtype);
+  size_t align = dtype == MDVEC_DTYPE_F32 ? _Alignof(float) : _Alignof(double);
+  if ((uintptr_t)actions % align)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions at %p are not aligned to %zu bytes (their element type's); "
+                "copy them to an aligned array", actions, align);
   int n = h->num_envs;
   for (int i = 0; i < n; i++) {
     const mdv_slot *s = &h->slots[i];

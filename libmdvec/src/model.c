@@ -2,12 +2,16 @@
  * trapped MuJoCo allocations (see model.h). */
 #include "model.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mdvec.h"
 #include "trap.h"
@@ -68,6 +72,85 @@ static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_
   return m;
 }
 
+/*---------------------------------- Files MuJoCo opens --------------------------------------------*/
+/* MuJoCo opens the model's <include>s, meshes, textures and other assets itself. So that each of them
+ * must be a regular file (a FIFO would block the create forever, a directory reads as garbage), the
+ * load runs on a VFS whose providers, mounted on every directory under "/", open each file with
+ * O_NONBLOCK, check it with fstat and read it whole. The first refusal's reason is kept in the load's
+ * guard (the providers' data) for the error message. */
+
+typedef struct { char why[600]; } load_guard;     /* one load's first refusal */
+typedef struct { void *bytes; int size; } opened;  /* one open resource */
+
+static int guarded_open(mjResource *r) {
+  load_guard *g = r->provider->data;
+  const char *why = NULL;
+  struct stat st;
+  int fd = open(r->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  opened *o = NULL;
+  if (fd < 0) why = strerror(errno);
+  else if (fstat(fd, &st) != 0) why = strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+  else if (st.st_size > INT_MAX) why = "larger than 2 GB";
+  else if (!(o = calloc(1, sizeof *o)) || !(o->bytes = malloc(st.st_size ? (size_t)st.st_size : 1))) why = "out of memory";
+  else {
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+      ssize_t k = read(fd, (char *)o->bytes + got, (size_t)st.st_size - got);
+      if (k <= 0) break;
+      got += (size_t)k;
+    }
+    if (got == (size_t)st.st_size) o->size = (int)got;
+    else why = "could not be read whole";
+  }
+  if (fd >= 0) close(fd);
+  if (why) {
+    if (g && !g->why[0]) snprintf(g->why, sizeof g->why, "%.400s is %s", r->name, why);
+    if (o) free(o->bytes);
+    free(o);
+    return 0;
+  }
+  r->data = o;
+  return 1;
+}
+
+static int guarded_read(mjResource *r, const void **buffer) {
+  const opened *o = r->data;
+  *buffer = o->bytes;
+  return o->size;
+}
+
+static void guarded_close(mjResource *r) {
+  opened *o = r->data;
+  if (o) free(o->bytes);
+  free(o);
+  r->data = NULL;
+}
+
+/* Mount the guarded provider on every directory under "/" of vfs; return 0, or -1 (out of memory). */
+static int guard_vfs(mjVFS *vfs, load_guard *g) {
+  mjpResourceProvider p;
+  mjp_defaultProvider(&p);
+  p.open = guarded_open;
+  p.read = guarded_read;
+  p.close = guarded_close;
+  p.data = g;
+  DIR *root = opendir("/");
+  if (!root) return 0;  /* nothing to mount on: MuJoCo's own opening applies */
+  int rc = 0;
+  for (struct dirent *e; rc == 0 && (e = readdir(root));) {
+    char dir[512];
+    struct stat st;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(dir, sizeof dir, "/%s", e->d_name);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    int m = mj_mountVFS(vfs, dir, &p);
+    if (m != 0 && m != 2) rc = -1;
+  }
+  closedir(root);
+  return rc;
+}
+
 mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *err, size_t err_size) {
   set_code(code, MDVEC_OK);
   if (!path) return load_builtin(builtin, code, err, err_size);
@@ -82,11 +165,34 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
              S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
     return NULL;
   }
+  char absolute[PATH_MAX], cwd[PATH_MAX];  /* the providers match absolute names */
+  int len = path[0] != '/' && getcwd(cwd, sizeof cwd) ? snprintf(absolute, sizeof absolute, "%s/%s", cwd, path)
+                                                     : snprintf(absolute, sizeof absolute, "%s", path);
+  if (len < 0 || (size_t)len >= sizeof absolute) {
+    snprintf(err, err_size, "model: %.200s...: the path is longer than %d bytes", path, PATH_MAX);
+    return NULL;
+  }
+  load_guard guard = {""};
+  mjVFS *vfs = malloc(sizeof *vfs);
+  if (!vfs) {
+    set_code(code, MDVEC_ERR_NOMEM);
+    snprintf(err, err_size, "model: out of memory loading %s", path);
+    return NULL;
+  }
+  mj_defaultVFS(vfs);
   char mjerr[512] = "";
-  mjModel *m = load_trapped(path, NULL, mjerr, sizeof mjerr);
+  mjModel *m = NULL;
+  if (guard_vfs(vfs, &guard) == 0) m = load_trapped(absolute, vfs, mjerr, sizeof mjerr);
+  else snprintf(mjerr, sizeof mjerr, "out of memory mounting its files");
+  mj_deleteVFS(vfs);
+  free(vfs);
   if (!m) {
     set_code(code, mdv_trap_is_nomem(mjerr) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL);
-    snprintf(err, err_size, "model: %s failed to load: %s", path, mjerr);
+    size_t end = strlen(mjerr);
+    while (end && (mjerr[end - 1] == '\n' || mjerr[end - 1] == ' ')) mjerr[--end] = 0;  /* MuJoCo ends with a newline */
+    snprintf(err, err_size, "model: %s failed to load: %s%s%s", path, mjerr, guard.why[0] ? " (" : "",
+             guard.why[0] ? guard.why : "");
+    if (guard.why[0] && strlen(err) + 1 < err_size) strcat(err, ")");
     return NULL;
   }
   set_code(code, MDVEC_OK);

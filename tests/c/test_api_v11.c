@@ -421,6 +421,20 @@ static void test_dot_config(void) {
   CHECK(memcmp(reward[0], reward[2], sizeof reward[0]) != 0);  /* the caller's ddot is the one used */
 }
 
+/* Actions at an address misaligned for their type are refused (UBSan flagged the loads), nothing stepped. */
+static void test_unaligned_actions_refused(void) {
+  char err[512];
+  mdvec_t *h = NULL;
+  CHECK(create(&h, NULL, 2, 1, MDVEC_AUTORESET_SAME_STEP, 1, NULL, 0, err, sizeof err) == MDVEC_OK);
+  if (!h) return;
+  CHECK(mdvec_reset(h) == MDVEC_OK);
+  static union { double d[2 * NU + 1]; unsigned char b[(2 * NU + 1) * sizeof(double)]; } buf;
+  CHECK(mdvec_step_typed(h, buf.b + 1, MDVEC_DTYPE_F64) == MDVEC_ERR_ARG && strstr(mdvec_errmsg(h), "aligned"));
+  CHECK(mdvec_step_typed(h, buf.b + 2, MDVEC_DTYPE_F32) == MDVEC_ERR_ARG);
+  CHECK(mdvec_step_typed(h, buf.b + 4, MDVEC_DTYPE_F32) == MDVEC_OK && mdvec_step(h, buf.d) == MDVEC_OK);
+  mdvec_destroy(h);
+}
+
 static void test_null_handle(void) {
   mdvec_spec_t spec = {.struct_size = sizeof spec};
   mdvec_field_t f = {.struct_size = sizeof f};
@@ -441,6 +455,7 @@ int main(void) {
   test_state();
   test_struct_sizes();
   test_dot_config();
+  test_unaligned_actions_refused();
   test_null_handle();
   return check_summary("test_api_v11");
 }

@@ -673,6 +673,21 @@ static void test_smaller_checks(void) {
     p = (plain){1, 1, 0, fifo, NULL, 0};
     o = in_child(0, create_plain, &p, NULL);  /* before the check, MuJoCo's open blocked forever */
     CHECK_THAT("a FIFO as model: refused, no hang", o.ran && o.code == MDVEC_ERR_MODEL && strstr(o.msg, "FIFO"));
+    /* an MJCF that <include>s the FIFO: MuJoCo opens that one itself (before the guarded VFS: forever) */
+    char xml[256];
+    snprintf(xml, sizeof xml, "/tmp/mdvec_test_hardening_%d.xml", (int)getpid());
+    FILE *f = fopen(xml, "w");
+    if (f) {
+      fprintf(f, "<mujoco><include file=\"%s\"/><worldbody><body><freejoint/><geom size=\".1\"/></body>"
+              "</worldbody></mujoco>\n", strrchr(fifo, '/') + 1);
+      fclose(f);
+      p = (plain){1, 1, 0, xml, NULL, 0};
+      o = in_child(0, create_plain, &p, NULL);
+      CHECK_THAT("an MJCF including a FIFO: refused naming it, no hang",
+                 o.ran && o.code == MDVEC_ERR_MODEL && strstr(o.msg, "is a FIFO") && strstr(o.msg, fifo));
+      if (!o.ran || !strstr(o.msg, "FIFO")) fprintf(stderr, "  status %d: %s\n", o.status, o.msg);
+      remove(xml);
+    }
     remove(fifo);
   }
 }
