@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._paths import writable_file
+
 DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
 DEFAULT_EPISODES = 20
 UPRIGHT_COS = 0.9
@@ -38,6 +40,17 @@ Policy = Callable[[np.ndarray], np.ndarray]
 def hold_pose(obs: np.ndarray) -> np.ndarray:
     """The hold-pose policy: all-zero actions (servo targets at the home pose)."""
     return np.zeros((obs.shape[0], 14), dtype=np.float32)
+
+
+def check_policy_file(path: Path) -> None:
+    """Raise ValueError (one line) unless path is an SB3 policy zip that looks whole."""
+    from .train import checkpoint_damage
+
+    if not path.is_file():
+        raise ValueError(f"--policy: no such file {path}")
+    why = checkpoint_damage(path)
+    if why:
+        raise ValueError(f"--policy: {path} is not a loadable Stable-Baselines3 policy: {why}")
 
 
 def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
@@ -184,13 +197,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.episodes <= 0:
             raise ValueError(f"--episodes: must be positive, got {args.episodes}")
         trained = args.policy != "hold-pose"
-        if trained and not Path(args.policy).is_file():
-            raise ValueError(f"--policy: no such file {args.policy}")
+        if trained:
+            check_policy_file(Path(args.policy))
         saved = read_run_config(Path(args.policy)) if trained else None
         require_duck(saved, "evaluate")
         task = dict(saved.task) if saved else {}
         task.update(parse_task_options(args.option))
         variant = args.variant or (saved.variant if saved else "default")
+        out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
+                                               if trained else Path("eval_hold-pose.json"))
+        writable_file(out, "--out")  # before the evaluation, not after it
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2
@@ -200,9 +216,6 @@ def main(argv: list[str] | None = None) -> int:
     result = evaluate(args.policy if trained else None, seeds, args.episodes, variant, task,
                       baseline=not args.no_baseline)
     print(format_table(result))
-    out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
-                                           if trained else Path("eval_hold-pose.json"))
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"wrote {out} ({result['wall_s']:.0f} s)")
     return 0

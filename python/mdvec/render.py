@@ -282,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .evaluate import hold_pose, load_policy
+    from .evaluate import check_policy_file, hold_pose, load_policy
     from .train import parse_task_options, read_run_config, require_duck, require_sb3
 
     args = build_parser().parse_args(argv)
@@ -297,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, name) <= 0:
                 raise ValueError(f"--{name}: must be positive, got {getattr(args, name)}")
         trained = args.policy != "hold-pose"
-        if trained and not Path(args.policy).is_file():
-            raise ValueError(f"--policy: no such file {args.policy}")
+        if trained:
+            check_policy_file(Path(args.policy))
         saved = read_run_config(Path(args.policy)) if trained else None
         require_duck(saved, "render")
         task = dict(saved.task) if saved else {}

@@ -47,6 +47,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._paths import writable_dir
 from .reference.config import TaskConfig
 
 BACKENDS = ("mdvec", "processes")
@@ -902,7 +903,10 @@ def read_run_config(path: Path) -> TrainConfig | None:
     for folder in (path, path.parent, path.parent.parent) if path.suffix else (path,):
         run_json = folder / "run.json"
         if run_json.is_file():
-            return TrainConfig.from_json(json.loads(run_json.read_text())["config"])
+            try:
+                return TrainConfig.from_json(json.loads(run_json.read_text())["config"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{run_json} is not a readable run.json ({type(exc).__name__}: {exc})") from None
     return None
 
 
@@ -1019,6 +1023,8 @@ def main(argv: list[str] | None = None) -> int:
         print(missing, file=sys.stderr)
         return 2
     try:
+        if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ValueError(f"--out: {args.out} is a file, not a run folder")
         saved = read_run_config(Path(args.out or TrainConfig().out)) if args.resume else None
         cfg, given = config_from_args(args, env=saved.env if saved else DUCK)
         if args.resume:
@@ -1030,6 +1036,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--resume: these differ from the run being resumed: " + "; ".join(clash))
             cfg = dataclasses.replace(saved, **{k: v for k, v in given.items() if k in TrainConfig.RESUMABLE})
         _check(cfg)
+        writable_dir(Path(cfg.out), "--out")  # before the run starts, not at its first checkpoint
         if cfg.backend == "processes" and cfg.threads is not None:
             print("train: --threads is ignored by --backend processes (one process per env)", file=sys.stderr)
     except ValueError as exc:

@@ -85,3 +85,35 @@ def test_first_ctrl_c_saves_the_current_state(tmp_path: Path) -> None:
                               "--out", str(out), "--print-every", "0"], env=env, capture_output=True, text=True,
                              timeout=300)
     assert resumed.returncode == 0 and f"at {steps:,} env steps" in resumed.stdout, resumed.stdout + resumed.stderr
+
+
+def _one_line_exit_2(capsys: pytest.CaptureFixture[str], code: int, *words: str) -> None:
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "Traceback" not in err, (code, err)
+    for w in words:
+        assert w in err, err
+
+
+def test_cli_user_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A truncated policy zip, evaluate --out where it cannot be written (checked before the evaluation,
+    which took minutes and was then lost), train --out naming a file: one line each, exit status 2."""
+    from mdvec import evaluate, render
+    from mdvec import train as train_mod
+
+    bad = tmp_path / "policy.zip"
+    bad.write_bytes(b"PK\x03\x04truncated")
+    _one_line_exit_2(capsys, evaluate.main(["--policy", str(bad)]), "--policy", "not a loadable")
+    _one_line_exit_2(capsys, render.main(["--policy", str(bad), "--out", str(tmp_path / "x.gif")]), "not a loadable")
+
+    monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: (_ for _ in ()).throw(AssertionError("evaluated")))
+    (tmp_path / "afile").write_text("x")
+    _one_line_exit_2(capsys, evaluate.main(["--policy", "hold-pose", "--out", str(tmp_path / "afile" / "e.json")]),
+                     "--out")
+    _one_line_exit_2(capsys, evaluate.main(["--policy", "hold-pose", "--out", str(tmp_path)]), "--out", "folder")
+
+    _one_line_exit_2(capsys, train_mod.main(SMALL + ["--out", str(tmp_path / "afile")]), "--out", "is a file")
+    _one_line_exit_2(capsys, train_mod.main(SMALL + ["--out", str(tmp_path / "afile" / "run")]), "--out")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "run.json").write_text("{not json")
+    _one_line_exit_2(capsys, train_mod.main(SMALL + ["--resume", "--out", str(tmp_path / "run")]), "run.json")
