@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -102,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"EnvRunner {r['worker_index']}: {r['env_class']} num_envs={r['num_envs']} "
                           f"threads={r['threads']} node={str(r['node_id'])[:8]} "
                           f"seeds of envs 0, 1: {None if r['seeds'] is None else r['seeds'][:2]}")
-            print(f"iter {it:4d}  steps {row['env_steps']:10.0f}  return {row['episode_return_mean']:8.2f}  "
-                  f"len {row['episode_len_mean']:5.0f}  {batch / dt:8.0f} env-steps/s  "
+            ended = not math.isnan(row["episode_return_mean"])  # NaN: no episode ended in this iteration
+            episodes = (f"return {row['episode_return_mean']:8.2f}  len {row['episode_len_mean']:5.0f}" if ended
+                        else "no episode ended yet     ")
+            print(f"iter {it:4d}  steps {row['env_steps']:10.0f}  {episodes}  {batch / dt:8.0f} env-steps/s  "
                   f"healthy runners {row['healthy_env_runners']}", flush=True)
         total = time.perf_counter() - t_start
         print(f"done: {args.iterations} iterations in {total:.1f} s")

@@ -232,7 +232,10 @@ def _option_text(o: OptionInfo, value: Any) -> str | None:
             return None
         if not isinstance(value, (str, os.PathLike)):
             raise bad("a string or a path")
-        return os.fspath(value)
+        text = os.fspath(value)
+        if "\0" in (text if isinstance(text, str) else text.decode(errors="replace")):
+            raise bad("text without NUL characters (C would cut it there)", ValueError)
+        return text if isinstance(text, str) else text.decode()
     if o.type in ("range", "irange"):
         integer = o.type == "irange"
         what = "a pair of integers (lo, hi)" if integer else "a pair of numbers (lo, hi)"
@@ -338,8 +341,8 @@ class _Handle:
             raise ValueError(f"num_envs: must be an integer in [1, {_INT_MAX}], got {num_envs!r}")
         if threads is not None and (not _is_int(threads) or not 0 < threads <= _INT_MAX):
             raise ValueError(f"threads: must be None or an integer in [1, {_INT_MAX}], got {threads!r}")
-        if not _is_int(seed) or not 0 <= int(seed) < 2**64 - int(num_envs):
-            raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs), got {seed!r}")
+        if not _is_int(seed) or not 0 <= int(seed) <= 2**64 - int(num_envs):  # env i's seed + i fits 64 bits
+            raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")
         if autoreset not in _lib.AUTORESET:
             raise ValueError(f"autoreset_mode: expected one of {', '.join(_lib.AUTORESET)}, got {autoreset!r}")
         if on_error not in _lib.ON_ERROR:
@@ -720,6 +723,8 @@ class VecEnv(_HandleOwner):
         """
         seeds = None
         if seed is not None:
+            if not _is_int(seed) and (isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__")):
+                raise TypeError(f"seed: expected None, an int or a list of {self.num_envs} ints/None, got {seed!r}")
             if _is_int(seed):
                 if not 0 <= int(seed) <= 2**64 - self.num_envs:
                     raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")

@@ -129,3 +129,38 @@ def test_unaligned_actions_are_copied_to_an_aligned_array(monkeypatch: pytest.Mo
     assert seen and seen[0] % 8 == 0
     assert all(np.array_equal(x, y) for x, y in zip(ra[:3], rb[:3]))
     a.close(), b.close()
+
+
+def test_smaller_items() -> None:
+    """The last seed's envs fit 64 bits (2**64 - 2 for 2 envs was refused); a NUL inside a string option is
+    refused (ctypes cut it); a float seed is named as such; reset_with_params without params is a
+    TypeError; a Gymnasium DISABLED-mode step after close says "closed"."""
+    with mdvec.VecEnv(2, seed=2**64 - 2) as venv:
+        venv.reset()
+    with pytest.raises(ValueError, match="seed"):
+        mdvec.VecEnv(2, seed=2**64 - 1)
+    from mdvec import vecenv
+
+    text_option = next(o for o in mdvec.task_options("Hopper-v5") if o.type == "str")  # xml_file
+    with pytest.raises(ValueError, match="NUL"):
+        vecenv._option_text(text_option, "/tmp/hopper\0.xml")  # what every string option goes through
+    with mdvec.VecEnv(2) as venv:
+        with pytest.raises(TypeError, match="seed: expected None, an int or a list of 2"):
+            venv.reset(seed=1.5)
+        with pytest.raises(TypeError, match="params is None"):
+            venv.reset_with_params(0, None)
+
+
+def test_gymnasium_disabled_step_after_close_says_closed() -> None:
+    gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed")
+    import mdvec.gym  # noqa: F401 - registers the ids
+
+    envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                              autoreset_mode=gymnasium.vector.AutoresetMode.DISABLED, episode_len=2, n_pushes=1,
+                              push_window=(0, 2))
+    envs.reset(seed=0)
+    for _ in range(2):
+        envs.step(np.zeros((2, 14), np.float32))  # both envs finish
+    envs.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        envs.step(np.zeros((2, 14), np.float32))

@@ -157,6 +157,8 @@ class MdvecVectorEnv(gymnasium.vector.VectorEnv):
         if not (type(actions) is np.ndarray and actions.shape == self._shape
                 and (actions.dtype == np.float32 or actions.dtype == np.float64)):
             actions = as_actions(actions, self._shape)
+        if self._env.closed:
+            raise RuntimeError("mdvec: the environment is closed")
         if self.mode == "disabled" and np.count_nonzero(self._finished):
             envs = np.flatnonzero(self._finished).tolist()
             raise RuntimeError(f"step: env(s) {envs} finished and autoreset is disabled; reset them first with "
