@@ -8,6 +8,7 @@
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
 #   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
 #   stacks    oldest numpy + Gymnasium 1.2.2 suite; numpy 1.x refused      ci/stacks.sh
+#   installs  the README's test command in a core-only and a gymnasium-without-[mujoco] venv  ci/installs.sh
 #   wheel     pip install . in a fresh venv, import elsewhere, demo, bench ci/wheel.sh
 #   extras    pip install "mdvec[gymnasium]" there, gymnasium.make(_vec)   ci/extras.sh
 #   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
@@ -59,6 +60,7 @@ if stage venv 1200 venv.sh; then
   stage contract 600 contract.sh
   stage kernels 1500 kernels.sh
   stage stacks 900 stacks.sh
+  stage installs 1200 installs.sh
   if stage wheel 900 wheel.sh; then
     stage extras 600 extras.sh
   else
@@ -69,7 +71,7 @@ if stage venv 1200 venv.sh; then
   stage tsan 1500 sanitize.sh tsan
   stage fuzz 900 fuzz.sh
 else
-  for s in test contract kernels stacks wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
+  for s in test contract kernels stacks installs wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
 stage rllib 1200 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 

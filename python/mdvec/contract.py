@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._mjwarn import collected
-from .gym_tasks import GYM_TASKS
+from .gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
 from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
 from .npdot import NumpyDot, arithmetic, numpy_dot
@@ -748,17 +748,9 @@ def v5_unavailable() -> str:
     if _V5_UNAVAILABLE is None and numpy_refusal("the Gymnasium v5 tasks"):
         _V5_UNAVAILABLE = numpy_refusal("the Gymnasium v5 tasks")
     if _V5_UNAVAILABLE is None:
-        try:
-            import gymnasium  # noqa: F401
-        except ImportError:
-            _V5_UNAVAILABLE = "gymnasium is not installed (pip install 'gymnasium[mujoco]')"
-        else:
-            try:
-                import gymnasium.envs.mujoco.mujoco_env  # noqa: F401
-                import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
-                _V5_UNAVAILABLE = ""
-            except ImportError as exc:
-                _V5_UNAVAILABLE = f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'"
+        _V5_UNAVAILABLE = gymnasium_mujoco_unavailable()
+        if not _V5_UNAVAILABLE:
+            import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
     return _V5_UNAVAILABLE
 
 

@@ -15,6 +15,7 @@ installed gymnasium package. What only Python can do lives here, and nothing her
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import numbers
 import os
@@ -144,6 +145,26 @@ GYM_TASKS: dict[str, GymTask] = {
         bool_options=(), int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
     ),
 }
+
+
+@functools.cache
+def gymnasium_mujoco_unavailable() -> str:
+    """Why Gymnasium's own MuJoCo envs (the references of the v5 tasks) cannot run here, "" when they can.
+
+    Tried for real (imageio imported, one InvertedPendulum-v5 made): an import of their modules is not a
+    test, since after one failed import of a v5 env module the next import of mujoco_env succeeds."""
+    try:
+        import gymnasium
+    except ImportError:
+        return "gymnasium is not installed (pip install 'gymnasium[mujoco]')"
+    try:
+        import imageio  # noqa: F401 - what gymnasium.envs.mujoco's renderer imports
+
+        gymnasium.make("InvertedPendulum-v5").close()
+    except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
+        return (f"Gymnasium's MuJoCo envs cannot run here ({type(exc).__name__}: {exc}): "
+                "pip install 'gymnasium[mujoco]'")
+    return ""
 
 
 def is_gym_task(task: str) -> bool:

@@ -693,8 +693,12 @@ class VecEnv(_HandleOwner):
 
     * One VecEnv serves one thread at a time. A call that overlaps another call on the same VecEnv
       from another Python thread raises ``MdvecError`` ("concurrent call", code ``ERR_STATE``) at once
-      and changes nothing; it never races or deadlocks (the library checks an atomic flag per call;
-      nothing is locked). Different VecEnvs may be stepped from different threads at the same time.
+      and changes nothing; it never races or deadlocks (a non-blocking lock per VecEnv, and the
+      library's own atomic flag per call). ``close()`` from another thread waits for a call in
+      progress, which completes and returns its results; later calls say the env is closed.
+      Different VecEnvs may be stepped from different threads at the same time.
+    * A VecEnv cannot be copied or pickled (``copy``, ``deepcopy`` and ``pickle`` raise TypeError):
+      it owns C envs and threads. Make another with the same arguments.
     * A VecEnv belongs to the process that created it. After ``os.fork()`` the child's copy has no
       worker threads: its calls raise ``MdvecError`` ("created in another process") instead of
       hanging, and closing or collecting it in the child only frees the child's copy of the memory.

@@ -500,8 +500,17 @@ def test_render_without_gl_is_a_clear_error():
 
 
 # ------------------------------------------------------------------ another task through the same classes
+def _gymnasium_mujoco_or_skip() -> None:
+    from mdvec.gym_tasks import gymnasium_mujoco_unavailable
+
+    if gymnasium_mujoco_unavailable():
+        pytest.skip(gymnasium_mujoco_unavailable())
+
+
 def _hopper_or_skip() -> str:
     import mdvec
+
+    _gymnasium_mujoco_or_skip()
 
     if "Hopper-v5" not in mdvec.task_names() or "mdvec/Hopper-v5" not in mdvec.gym.TASKS:
         pytest.skip("the Hopper-v5 task is not in this libmdvec")
@@ -558,6 +567,8 @@ def _gym_task_ids() -> list[str]:
 @pytest.mark.parametrize("env_id", _gym_task_ids())
 def test_every_registered_task_vector_same_step_equals_sync(env_id):
     import mdvec
+
+    _gymnasium_mujoco_or_skip()
 
     if mdvec.gym.TASKS[env_id].task not in mdvec.task_names():
         pytest.skip(f"{env_id}: task not in this libmdvec")

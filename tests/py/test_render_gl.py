@@ -34,14 +34,14 @@ def test_a_failed_context_is_raised_again_not_retried() -> None:
     """MUJOCO_GL=glfw without a display: every render raises the same clear RuntimeError; before the fix the
     second one (any env) killed the process with SIGABRT."""
     out = _run("""
-        from mdvec.gym._common import FrameRenderer
+        from mdvec._gl import make_renderer  # what every renderer of mdvec (adapters, CLI) is made by
         m = mujoco.MjModel.from_xml_string(MODEL)
         d = mujoco.MjData(m)
         mujoco.mj_forward(m, d)
         seen = []
         for k in range(3):
             try:
-                FrameRenderer(m, 64, 48).render(d)
+                make_renderer(m, 64, 48)
             except RuntimeError as exc:
                 seen.append(str(exc))
         assert len(seen) == 3, seen
@@ -54,12 +54,14 @@ def test_a_failed_context_is_raised_again_not_retried() -> None:
 def test_headless_without_mujoco_gl_renders_with_egl() -> None:
     out = _run("""
         import os
-        from mdvec.gym._common import FrameRenderer
+        from mdvec._gl import make_renderer
         m = mujoco.MjModel.from_xml_string(MODEL)
         d = mujoco.MjData(m)
         mujoco.mj_forward(m, d)
         try:
-            f = FrameRenderer(m, 800, 600).render(d)  # larger than the model's 640x480 offscreen buffer
+            r = make_renderer(m, 800, 600)  # larger than the model's 640x480 offscreen buffer
+            r.update_scene(d)
+            f = r.render()
         except RuntimeError as exc:
             print("NOGL", exc)
         else:
