@@ -79,11 +79,14 @@ static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_
  * O_NONBLOCK, check it with fstat and read it whole. The first refusal's reason is kept in the load's
  * guard (the providers' data) for the error message. */
 
-typedef struct { char why[600]; } load_guard;     /* one load's first refusal */
+typedef struct {                 /* one load's provider and its first refusal; lives as long as the load */
+  mjpResourceProvider provider;  /* mounted by pointer: MuJoCo keeps the address, not a copy */
+  char why[600];                 /* the first file refused, and why */
+} load_guard;
 typedef struct { void *bytes; int size; } opened;  /* one open resource */
 
 static int guarded_open(mjResource *r) {
-  load_guard *g = r->provider->data;
+  load_guard *g = r->provider ? r->provider->data : NULL;
   const char *why = NULL;
   struct stat st;
   int fd = open(r->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -127,14 +130,15 @@ static void guarded_close(mjResource *r) {
   r->data = NULL;
 }
 
-/* Mount the guarded provider on every directory under "/" of vfs; return 0, or -1 (out of memory). */
+/* Mount g's guarded provider on every directory under "/" of vfs; return 0, or -1 (out of memory). g must
+ * outlive the load (MuJoCo keeps a pointer to the provider). */
 static int guard_vfs(mjVFS *vfs, load_guard *g) {
-  mjpResourceProvider p;
-  mjp_defaultProvider(&p);
-  p.open = guarded_open;
-  p.read = guarded_read;
-  p.close = guarded_close;
-  p.data = g;
+  mjpResourceProvider *p = &g->provider;
+  mjp_defaultProvider(p);
+  p->open = guarded_open;
+  p->read = guarded_read;
+  p->close = guarded_close;
+  p->data = g;
   DIR *root = opendir("/");
   if (!root) return 0;  /* nothing to mount on: MuJoCo's own opening applies */
   int rc = 0;
@@ -144,7 +148,7 @@ static int guard_vfs(mjVFS *vfs, load_guard *g) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     snprintf(dir, sizeof dir, "/%s", e->d_name);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    int m = mj_mountVFS(vfs, dir, &p);
+    int m = mj_mountVFS(vfs, dir, p);
     if (m != 0 && m != 2) rc = -1;
   }
   closedir(root);
@@ -172,7 +176,8 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
     snprintf(err, err_size, "model: %.200s...: the path is longer than %d bytes", path, PATH_MAX);
     return NULL;
   }
-  load_guard guard = {""};
+  load_guard guard;
+  memset(&guard, 0, sizeof guard);
   mjVFS *vfs = malloc(sizeof *vfs);
   if (!vfs) {
     set_code(code, MDVEC_ERR_NOMEM);
