@@ -6,9 +6,5 @@
 # Report: build-ci-out/kernels.json (+ contract-<kernel>.json).
 source "$(dirname "$0")/lib.sh"
 use_venv
-BUILD=${MDVEC_CI_BUILD:-build}
-if [[ ${CI:-} != true && -d build-ci ]]; then BUILD=build-ci; fi
-libs=("$ROOT/$BUILD"/libmdvec/libmdvec.so.*.*.*)
-lib=${libs[0]}
-[[ -f $lib ]] || { echo "kernels: no libmdvec in $BUILD (the test stage builds it)" >&2; exit 1; }
+lib=$(test_stage_lib kernels) || exit 1
 MDVEC_LIB=$lib python ci/kernels.py --out "$OUT/kernels.json" ${KERNELS:+--kernels "$KERNELS"}

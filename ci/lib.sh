@@ -24,3 +24,16 @@ fresh_setup() {
   if [[ -d $dir ]]; then rm -rf "$dir"; fi
   meson setup "$dir" "$@"
 }
+
+# Print the libmdvec the test stage built (in build, or build-ci when .ci/run is tried by hand); exit
+# when there is none. Usage: lib=$(test_stage_lib NAME), NAME the calling stage for the message.
+test_stage_lib() {
+  local build=${MDVEC_CI_BUILD:-build}
+  if [[ ${CI:-} != true && -d $ROOT/build-ci ]]; then build=build-ci; fi
+  local libs=("$ROOT/$build"/libmdvec/libmdvec.so.*.*.*)
+  if [[ ! -f ${libs[0]} ]]; then
+    echo "$1: no libmdvec in $build (the test stage builds it)" >&2
+    exit 1
+  fi
+  echo "${libs[0]}"
+}

@@ -8,11 +8,8 @@
 #            refused by name (never silently unequal) and the duck's contract is 100%
 # Each venv is made fresh (.venv-ci-<name>); pip's cache keeps the downloads of a rerun small.
 source "$(dirname "$0")/lib.sh"
-BUILD=${MDVEC_CI_BUILD:-build}
-if [[ ${CI:-} != true && -d build-ci ]]; then BUILD=build-ci; fi
-libs=("$ROOT/$BUILD"/libmdvec/libmdvec.so.*.*.*)
-export MDVEC_LIB=${libs[0]} PYTHONPATH=$ROOT/python
-[[ -f $MDVEC_LIB ]] || { echo "stacks: no libmdvec in $BUILD (the test stage builds it)" >&2; exit 1; }
+export MDVEC_LIB=$(test_stage_lib stacks) PYTHONPATH=$ROOT/python
+[[ -f $MDVEC_LIB ]] || exit 1
 
 make_venv() {  # make_venv NAME REQUIREMENT...
   local v=$ROOT/.venv-ci-$1; shift

@@ -226,7 +226,7 @@ static mdvec_t *make(int num_envs, int threads, int substeps) {
 /* In a forked child: step the parent's handle (refused), then destroy it (returns: no workers joined). */
 static int step_inherited(const void *arg, char *msg, size_t n) {
   mdvec_t *h = *(mdvec_t *const *)arg;
-  static double actions[2 * NU];
+  static double actions[4 * NU];
   int code = mdvec_step(h, actions);
   snprintf(msg, n, "%s", mdvec_errmsg(h));
   if (mdvec_reset(h) != MDVEC_ERR_STATE) code = 1000;
@@ -242,7 +242,7 @@ static void test_fork_child_refused(void) {
   CHECK_THAT("forked child: step refused", o.ran && o.code == MDVEC_ERR_STATE && strstr(o.msg, "another process"));
   CHECK_THAT("forked child: destroy returned", o.ran && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
   if (!o.ran || o.code != MDVEC_ERR_STATE) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
-  static double actions[2 * NU];
+  static double actions[4 * NU];  /* make(4, ...): 4 envs */
   CHECK_THAT("parent: still steps", mdvec_step(h, actions) == MDVEC_OK);
   mdvec_destroy(h);
 }
