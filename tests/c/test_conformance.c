@@ -1,0 +1,330 @@
+/* test_conformance.c: every task of the registry checked alike, with no per-task code, through the public
+ * API only: a task registered tomorrow is covered the day it is registered.
+ *
+ * Per task: the spec is sane (sizes, dtypes, info fields named once, action bounds ordered); the same
+ * seed gives the same results; 1, 2 and 3 threads and an odd number of envs give each env the same
+ * results; the three autoreset modes keep their contracts; masked and seeded resets touch exactly the
+ * envs they name, and a seeded reset equals a fresh handle of that seed; the physics state reads out;
+ * every numeric option beyond its bounds is refused naming the option; NaN and inf actions are refused
+ * and change nothing. The CI runs this under ASan/UBSan and TSan (ci/sanitize.sh).
+ *
+ * A task whose xml_file option defaults to a bare name (Gymnasium's assets) needs those assets: meson
+ * passes their folder in MDVEC_GYM_ASSETS (gymnasium installed); without it such tasks are skipped,
+ * saying so. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+#include "check.h"
+#include "mdvec.h"
+
+#define N 5          /* an odd number of envs: thread blocks of unequal size */
+#define STEPS 40     /* steps per run: enough for short episodes to end (max_episode_steps below) */
+#define MAX_ACT 64   /* actions per env the test allocates for */
+
+typedef struct {
+  const char *task;
+  char xml[4096];              /* the xml_file option's value ("" when the task has none) */
+  mdvec_option_t opts[8];
+  int n_opts;
+} task_setup;
+
+/* Options that make episodes short, by name, for the tasks that declare them (so that autoresets happen
+ * within STEPS). */
+static const mdvec_option_t kShort[] = {{"max_episode_steps", "12"}, {"episode_len", "30"}, {"push_window", "2,28"}};
+
+/* Set option name to value in s (replacing a value already there). */
+static void set_option(task_setup *s, const char *name, const char *value) {
+  for (int j = 0; j < s->n_opts; j++)
+    if (!strcmp(s->opts[j].name, name)) {
+      s->opts[j].value = value;
+      return;
+    }
+  s->opts[s->n_opts++] = (mdvec_option_t){name, value};
+}
+
+/* Fill s for task k; return 0, or -1 when the task needs Gymnasium's assets and they are not given. */
+static int setup(int k, task_setup *s) {
+  memset(s, 0, sizeof *s);
+  s->task = mdvec_task_name(k);
+  int n = mdvec_task_option_count(s->task);
+  for (int j = 0; j < n; j++) {
+    mdvec_option_info_t o = {.struct_size = sizeof o};
+    if (mdvec_task_option(s->task, j, &o) != MDVEC_OK) continue;
+    if (!strcmp(o.name, "xml_file") && o.def && !strchr(o.def, '/')) {
+      const char *assets = getenv("MDVEC_GYM_ASSETS");
+      if (!assets || !assets[0]) return -1;
+      snprintf(s->xml, sizeof s->xml, "%s/%s", assets, o.def);
+      set_option(s, "xml_file", s->xml);
+    }
+    for (size_t q = 0; q < sizeof kShort / sizeof kShort[0]; q++)
+      if (!strcmp(o.name, kShort[q].name)) set_option(s, kShort[q].name, kShort[q].value);
+  }
+  return 0;
+}
+
+static int create(const task_setup *s, int n, int threads, int autoreset, uint64_t seed, mdvec_t **h, char *err,
+                  size_t err_size) {
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.task = s->task;
+  cfg.num_envs = n;
+  cfg.threads = threads;
+  cfg.autoreset = autoreset;
+  cfg.seed = seed;
+  cfg.options = s->opts;
+  cfg.n_options = s->n_opts;
+  *h = NULL;
+  return mdvec_create(h, &cfg, err, err_size);
+}
+
+/* Deterministic actions for (step, env, k): within the bounds, beyond them now and then. */
+static void actions(const mdvec_t *h, int n, int step, double *a) {
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  mdvec_spec(h, &sp);
+  const double *lo = mdvec_action_low(h), *hi = mdvec_action_high(h);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < sp.act_dim; k++) {
+      double u = sin(0.7 * step + 1.9 * i + 0.37 * k), mid = 0.5 * (lo[k] + hi[k]), half = 0.5 * (hi[k] - lo[k]);
+      a[i * sp.act_dim + k] = mid + 1.2 * half * u;
+    }
+}
+
+/* One env's results of one call, for comparing runs. */
+typedef struct {
+  double obs[512], reward, info[256];
+  uint8_t terminated, truncated, reset;
+} row;
+
+static void read_row(const mdvec_t *h, int i, row *r) {
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  mdvec_spec(h, &sp);
+  memset(r, 0, sizeof *r);
+  size_t obs_size = sp.obs_dtype == MDVEC_DTYPE_F64 ? sizeof(double) : sizeof(float);
+  memcpy(r->obs, (const char *)mdvec_obs_data(h) + (size_t)i * sp.obs_dim * obs_size, sp.obs_dim * obs_size);
+  r->reward = mdvec_reward(h)[i];
+  for (int k = 0; k < sp.n_info && k < 256; k++) r->info[k] = mdvec_info(h)[(size_t)k * sp.num_envs + i];
+  r->terminated = mdvec_terminated(h)[i];
+  r->truncated = mdvec_truncated(h)[i];
+  r->reset = mdvec_reset_flags(h)[i];
+}
+
+static void check_spec(const task_setup *s, const mdvec_t *h) {
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  CHECK_THAT(WHAT("%s: spec", s->task), mdvec_spec(h, &sp) == MDVEC_OK && !strcmp(sp.task, s->task));
+  CHECK_THAT(WHAT("%s: sizes", s->task), sp.obs_dim > 0 && sp.obs_dim <= 512 && sp.act_dim > 0 &&
+             sp.act_dim <= MAX_ACT && sp.n_info >= 0 && sp.n_info <= 256 && sp.nq > 0 && sp.nv > 0 &&
+             sp.max_episode_steps >= 0 && sp.num_envs == N);
+  CHECK_THAT(WHAT("%s: obs dtype", s->task), sp.obs_dtype == MDVEC_DTYPE_F32 || sp.obs_dtype == MDVEC_DTYPE_F64);
+  const double *lo = mdvec_action_low(h), *hi = mdvec_action_high(h);
+  int ordered = lo && hi;
+  for (int k = 0; ordered && k < sp.act_dim; k++) ordered = isfinite(lo[k]) && isfinite(hi[k]) && lo[k] <= hi[k];
+  CHECK_THAT(WHAT("%s: action bounds finite and ordered", s->task), ordered);
+  for (int k = 0; k < sp.n_info; k++) {
+    mdvec_field_t f = {.struct_size = sizeof f};
+    int ok = mdvec_info_field(h, k, &f) == MDVEC_OK && f.name && f.name[0] &&
+             (f.dtype == MDVEC_DTYPE_F64 || f.dtype == MDVEC_DTYPE_I64 || f.dtype == MDVEC_DTYPE_BOOL ||
+              f.dtype == MDVEC_DTYPE_ACTION) && f.when > 0 && !(f.when & ~(MDVEC_INFO_STEP | MDVEC_INFO_RESET));
+    for (int j = 0; ok && j < k; j++) {
+      mdvec_field_t g = {.struct_size = sizeof g};
+      ok = mdvec_info_field(h, j, &g) == MDVEC_OK && strcmp(f.name, g.name) != 0;
+    }
+    CHECK_THAT(WHAT("%s: info field %d declared once, with a dtype and a kind", s->task, k), ok);
+  }
+  mdvec_field_t past = {.struct_size = sizeof past};
+  CHECK_THAT(WHAT("%s: info field n_info refused", s->task), mdvec_info_field(h, sp.n_info, &past) == MDVEC_ERR_ARG);
+}
+
+/* Run STEPS steps; store every env's rows (rows[step][env]). */
+static int run(mdvec_t *h, row rows[][N]) {
+  static double a[N * MAX_ACT];
+  if (mdvec_reset(h) != MDVEC_OK) return -1;
+  for (int i = 0; i < N; i++) read_row(h, i, &rows[0][i]);
+  for (int t = 1; t <= STEPS; t++) {
+    actions(h, N, t, a);
+    if (mdvec_step(h, a) != MDVEC_OK) return -1;
+    for (int i = 0; i < N; i++) read_row(h, i, &rows[t][i]);
+  }
+  return 0;
+}
+
+static row g_base[STEPS + 1][N], g_other[STEPS + 1][N];
+
+static void check_determinism_and_threads(const task_setup *s) {
+  char err[1024];
+  mdvec_t *h;
+  if (create(s, N, 1, MDVEC_AUTORESET_NEXT_STEP, 7, &h, err, sizeof err) != MDVEC_OK || run(h, g_base)) {
+    CHECK_THAT(WHAT("%s: run at 1 thread (%s)", s->task, err), 0);
+    mdvec_destroy(h);
+    return;
+  }
+  mdvec_destroy(h);
+  int ended = 0;
+  for (int t = 1; t <= STEPS; t++)
+    for (int i = 0; i < N; i++) ended += g_base[t][i].terminated | g_base[t][i].truncated;
+  CHECK_THAT(WHAT("%s: episodes ended within %d steps", s->task, STEPS), ended > 0);
+  for (int threads = 1; threads <= 3; threads++) {
+    memset(g_other, 0xA5, sizeof g_other);
+    int ok = create(s, N, threads, MDVEC_AUTORESET_NEXT_STEP, 7, &h, err, sizeof err) == MDVEC_OK && !run(h, g_other);
+    mdvec_destroy(h);
+    CHECK_THAT(WHAT("%s: same seed, %d thread(s): bit-identical results", s->task, threads),
+               ok && !memcmp(g_base, g_other, sizeof g_base));
+  }
+  int ok = create(s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 8, &h, err, sizeof err) == MDVEC_OK && !run(h, g_other);
+  mdvec_destroy(h);
+  CHECK_THAT(WHAT("%s: another seed, other results", s->task), ok && memcmp(g_base, g_other, sizeof g_base) != 0);
+}
+
+/* The contracts of the autoreset modes, read from the flags of every step. */
+static void check_autoreset_modes(const task_setup *s) {
+  const int modes[] = {MDVEC_AUTORESET_DISABLED, MDVEC_AUTORESET_SAME_STEP, MDVEC_AUTORESET_NEXT_STEP};
+  char err[1024];
+  for (int m = 0; m < 3; m++) {
+    mdvec_t *h;
+    if (create(s, N, 2, modes[m], 3, &h, err, sizeof err) != MDVEC_OK || run(h, g_other)) {
+      CHECK_THAT(WHAT("%s: run in mode %d (%s)", s->task, modes[m], err), 0);
+      mdvec_destroy(h);
+      continue;
+    }
+    mdvec_destroy(h);
+    int ok = 1, ended = 0;
+    for (int t = 1; t <= STEPS; t++)
+      for (int i = 0; i < N; i++) {
+        const row *r = &g_other[t][i], *prev = &g_other[t - 1][i];
+        int done = r->terminated | r->truncated, was_done = t > 1 && (prev->terminated | prev->truncated);
+        ended += done;
+        if (modes[m] == MDVEC_AUTORESET_DISABLED) ok &= !r->reset;
+        if (modes[m] == MDVEC_AUTORESET_SAME_STEP) ok &= r->reset == done;
+        if (modes[m] == MDVEC_AUTORESET_NEXT_STEP) {
+          ok &= r->reset == was_done;
+          if (was_done) ok &= r->reward == 0.0 && !done;  /* the reset step: no reward, not finished */
+        }
+      }
+    CHECK_THAT(WHAT("%s: autoreset mode %d keeps its contract (%d episodes ended)", s->task, modes[m], ended),
+               ok && ended > 0);
+  }
+}
+
+static void check_resets_and_state(const task_setup *s) {
+  char err[1024];
+  mdvec_t *h, *fresh;
+  if (create(s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 11, &h, err, sizeof err) != MDVEC_OK || mdvec_reset(h)) {
+    CHECK_THAT(WHAT("%s: create (%s)", s->task, err), 0);
+    mdvec_destroy(h);
+    return;
+  }
+  static double a[N * MAX_ACT];
+  for (int t = 1; t <= 3; t++) {
+    actions(h, N, t, a);
+    mdvec_step(h, a);
+  }
+  row before[N], after[N];
+  for (int i = 0; i < N; i++) read_row(h, i, &before[i]);
+  const uint8_t mask[N] = {0, 1, 0, 1, 0};
+  const uint64_t seeds[N] = {0, 0, 0, 424242, 0};
+  const uint8_t has_seed[N] = {0, 0, 0, 1, 0};
+  CHECK_THAT(WHAT("%s: masked, seeded reset", s->task), mdvec_reset_envs(h, mask, seeds, has_seed) == MDVEC_OK);
+  int ok = 1;
+  for (int i = 0; i < N; i++) {
+    read_row(h, i, &after[i]);
+    ok &= after[i].reset == mask[i];
+    if (!mask[i]) ok &= !memcmp(after[i].obs, before[i].obs, sizeof after[i].obs);
+  }
+  CHECK_THAT(WHAT("%s: a masked reset resets exactly the masked envs and keeps the others' rows", s->task), ok);
+  /* env 3 reseeded with 424242 starts as env 0 of a fresh handle of seed 424242 */
+  if (create(s, 1, 1, MDVEC_AUTORESET_NEXT_STEP, 424242, &fresh, err, sizeof err) == MDVEC_OK && !mdvec_reset(fresh)) {
+    row r;
+    read_row(fresh, 0, &r);
+    CHECK_THAT(WHAT("%s: a seeded reset equals a fresh handle of that seed", s->task),
+               !memcmp(r.obs, after[3].obs, sizeof r.obs));
+  }
+  mdvec_destroy(fresh);
+
+  const unsigned sig = mjSTATE_FULLPHYSICS;
+  size_t size = mdvec_state_size(h, sig);
+  double *state = size ? calloc(size, sizeof *state) : NULL;
+  CHECK_THAT(WHAT("%s: state readout", s->task), state && mdvec_get_state(h, N - 1, sig, state, size) == MDVEC_OK);
+  CHECK_THAT(WHAT("%s: state of env N refused", s->task), mdvec_get_state(h, N, sig, state, size) == MDVEC_ERR_ARG);
+  free(state);
+
+  /* NaN and inf actions: refused, nothing changes */
+  for (int i = 0; i < N; i++) read_row(h, i, &before[i]);
+  const double bad[] = {NAN, INFINITY, -INFINITY};
+  for (int b = 0; b < 3; b++) {
+    actions(h, N, 9, a);
+    a[(N - 1) * 1] = bad[b];
+    CHECK_THAT(WHAT("%s: action %g refused", s->task, bad[b]), mdvec_step(h, a) == MDVEC_ERR_ACTION);
+  }
+  ok = 1;
+  for (int i = 0; i < N; i++) {
+    read_row(h, i, &after[i]);
+    ok &= !memcmp(&after[i], &before[i], sizeof after[i]);
+  }
+  CHECK_THAT(WHAT("%s: refused actions changed no buffer", s->task), ok);
+  mdvec_destroy(h);
+}
+
+/* Every numeric option just beyond each finite bound: refused at create, the message naming the option. */
+static void check_option_bounds(const task_setup *s) {
+  int n = mdvec_task_option_count(s->task), tried = 0;
+  for (int j = 0; j < n; j++) {
+    mdvec_option_info_t o = {.struct_size = sizeof o};
+    if (mdvec_task_option(s->task, j, &o) != MDVEC_OK) continue;
+    int integer = o.type == MDVEC_OPT_INT || o.type == MDVEC_OPT_IRANGE;
+    if (o.type != MDVEC_OPT_INT && o.type != MDVEC_OPT_DOUBLE && o.type != MDVEC_OPT_RANGE && o.type != MDVEC_OPT_IRANGE)
+      continue;
+    for (int side = 0; side < 2; side++) {
+      double bound = side ? o.hi : o.lo;
+      if (!isfinite(bound) || fabs(bound) > 1e15) continue;
+      double beyond = side ? (integer ? floor(bound) + 1 : bound + fmax(1.0, fabs(bound))) :
+                             (integer ? ceil(bound) - 1 : bound - fmax(1.0, fabs(bound)));
+      char value[128];
+      if (o.type == MDVEC_OPT_RANGE || o.type == MDVEC_OPT_IRANGE)
+        snprintf(value, sizeof value, integer ? "%.0f,%.0f" : "%.17g,%.17g", side ? o.lo : beyond, side ? beyond : o.hi);
+      else
+        snprintf(value, sizeof value, integer ? "%.0f" : "%.17g", beyond);
+      task_setup t = *s;
+      if (s->xml[0]) set_option(&t, "xml_file", t.xml);  /* the copy's own path buffer */
+      set_option(&t, o.name, value);
+      char err[1024] = "";
+      mdvec_t *h;
+      int code = create(&t, 1, 1, MDVEC_AUTORESET_NEXT_STEP, 0, &h, err, sizeof err);
+      mdvec_destroy(h);
+      CHECK_THAT(WHAT("%s: %s=%s (beyond [%g, %g]) refused naming it", s->task, o.name, value, o.lo, o.hi),
+                 code == MDVEC_ERR_CONFIG && strstr(err, o.name));
+      tried++;
+    }
+  }
+  CHECK_THAT(WHAT("%s: some option bound to check", s->task), tried > 0);
+}
+
+int main(void) {
+  int checked = 0;
+  for (int k = 0; k < mdvec_task_count(); k++) {
+    task_setup s;
+    if (setup(k, &s)) {
+      printf("test_conformance: %s skipped: its model is in Gymnasium's assets and MDVEC_GYM_ASSETS is unset "
+             "(gymnasium not installed)\n", mdvec_task_name(k));
+      continue;
+    }
+    char err[1024];
+    mdvec_t *h;
+    if (create(&s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 1, &h, err, sizeof err) != MDVEC_OK) {
+      CHECK_THAT(WHAT("%s: create with its defaults (%s)", s.task, err), 0);
+      continue;
+    }
+    check_spec(&s, h);
+    mdvec_destroy(h);
+    check_determinism_and_threads(&s);
+    check_autoreset_modes(&s);
+    check_resets_and_state(&s);
+    check_option_bounds(&s);
+    checked++;
+    printf("test_conformance: %s checked\n", s.task);
+  }
+  CHECK_THAT("at least the default task checked", checked > 0);
+  return check_summary("test_conformance");
+}
