@@ -402,6 +402,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     code = mdv_options_resolve(task, task == mdv_tasks[0] ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
                                sizeof msg);
   if (code == MDVEC_OK) code = create_trapped(h, msg, sizeof msg);
+  if (code == MDVEC_OK) code = mdv_spec_check(task->name, &h->spec, msg, sizeof msg);
   if (code == MDVEC_OK && alloc_buffers(h)) {
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);

@@ -149,6 +149,11 @@ typedef struct mdv_task_ {
   void (*v1_dims)(const void *shared, mdvec_dims_t *dims);
 } mdv_task;
 
+/* Check the spec a task's create filled (spec.c): return MDVEC_OK, or MDVEC_ERR_MODEL with a message in
+ * msg naming the task and the field (a task bug, not a user error: an unset obs_dtype once made the
+ * buffers too small). mdvec_create calls it before it sizes anything from the spec. */
+int mdv_spec_check(const char *task, const mdv_spec *spec, char *msg, size_t n);
+
 /*---------------------------------- The registry (tasks/registry.c) -------------------------------*/
 
 /* Every task, in catalogue order, ended by NULL; the first is the default task. */

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "mdvec.h"
+#include "task.h"  /* mdv_spec_check: the one internal function checked here */
 
 #define N 5          /* an odd number of envs: thread blocks of unequal size */
 #define STEPS 40     /* steps per run: enough for short episodes to end (max_episode_steps below) */
@@ -301,7 +302,31 @@ static void check_option_bounds(const task_setup *s) {
   CHECK_THAT(WHAT("%s: some option bound to check", s->task), tried > 0);
 }
 
+/* mdv_spec_check: a well-formed spec passes; each malformed field is refused naming the task and field. */
+static void check_spec_validation(void) {
+  static const double lo[2] = {-1, -1}, hi[2] = {1, 1}, bad_hi[2] = {1, -2};
+  static const mdv_field info[2] = {{"a", MDVEC_DTYPE_F64, MDVEC_INFO_STEP}, {"b", MDVEC_DTYPE_ACTION, MDVEC_INFO_RESET}};
+  const mdv_spec good = {.obs_dim = 3, .obs_dtype = MDVEC_DTYPE_F64, .act_dim = 2, .act_low = lo, .act_high = hi,
+                         .n_info = 2, .info = info, .max_episode_steps = 10, .nq = 1, .nv = 1, .nbody = 2,
+                         .env_size = 64};
+  char msg[256];
+  CHECK(mdv_spec_check("t", &good, msg, sizeof msg) == MDVEC_OK);
+  struct { const char *field; mdv_spec spec; } bad[] = {
+    {"obs_dtype", good}, {"obs_dim", good}, {"act_low", good}, {"n_info", good}, {"env_size", good}, {"nq", good}};
+  bad[0].spec.obs_dtype = 0;  /* the bug that once sized float64 observations as float32 */
+  bad[1].spec.obs_dim = 0;
+  bad[2].spec.act_high = bad_hi;
+  bad[3].spec.info = NULL;
+  bad[4].spec.env_size = 0;
+  bad[5].spec.nq = 0;
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    CHECK_THAT(WHAT("a spec with a bad %s refused naming it", bad[k].field),
+               mdv_spec_check("mytask", &bad[k].spec, msg, sizeof msg) == MDVEC_ERR_MODEL &&
+               strstr(msg, "mytask") && strstr(msg, bad[k].field));
+}
+
 int main(void) {
+  check_spec_validation();
   int checked = 0;
   for (int k = 0; k < mdvec_task_count(); k++) {
     task_setup s;
