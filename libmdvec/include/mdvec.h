@@ -312,7 +312,7 @@ typedef struct mdvec_constant_ { /* one named table of a task's constants; fille
 /* Return the number of tasks in the library. */
 MDVEC_API int mdvec_task_count(void);
 
-/* Return the name of task k (0 <= k < mdvec_task_count(); task 0 is the default), or NULL. */
+/* Return the name of task k (0 <= k < mdvec_task_count(); task 0 is the default task, chosen by name), or NULL. */
 MDVEC_API const char *mdvec_task_name(int k);
 
 /* Return a one-line summary of the named task (NULL: the default task), or NULL when unknown. */

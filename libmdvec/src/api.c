@@ -185,7 +185,8 @@ static void config_fill(mdvec_config_t *cfg, size_t size) {
   memset(&c, 0, sizeof c);
   c.num_envs = 1;
   c.autoreset = MDVEC_AUTORESET_SAME_STEP;
-  if (mdv_tasks[0]->v1_defaults) mdv_tasks[0]->v1_defaults(&c);
+  const mdv_task *def = mdv_task_find(NULL);
+  if (def && def->v1_defaults) def->v1_defaults(&c);
   memset(cfg, 0, size);
   memcpy(cfg, &c, size < sizeof c ? size : sizeof c);
   cfg->struct_size = size;
@@ -373,8 +374,8 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   const mdv_task *task = mdv_task_find(cfg.task);
   if (!task) {
     int len = snprintf(msg, sizeof msg, "task: unknown task '%s'; the tasks are:", cfg.task);
-    for (int k = 0; mdv_tasks[k] && len >= 0 && (size_t)len < sizeof msg; k++)
-      len += snprintf(msg + len, sizeof msg - (size_t)len, "%s %s", k ? "," : "", mdv_tasks[k]->name);
+    for (int k = 0; mdv_task_at(k) && len >= 0 && (size_t)len < sizeof msg; k++)
+      len += snprintf(msg + len, sizeof msg - (size_t)len, "%s %s", k ? "," : "", mdv_task_at(k)->name);
     return create_fail(err, err_size, MDVEC_ERR_CONFIG, "%s", msg);
   }
 
@@ -399,7 +400,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     snprintf(msg, sizeof msg, "out of memory");
   }
   if (code == MDVEC_OK)
-    code = mdv_options_resolve(task, task == mdv_tasks[0] ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
+    code = mdv_options_resolve(task, task == mdv_task_find(NULL) ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
                                sizeof msg);
   if (code == MDVEC_OK) code = create_trapped(h, msg, sizeof msg);
   if (code == MDVEC_OK) code = mdv_spec_check(task->name, &h->spec, msg, sizeof msg);
@@ -487,13 +488,12 @@ const char *mdvec_errmsg(const mdvec_t *h) {
 
 /*---------------------------------- Task catalogue ------------------------------------------------*/
 
-int mdvec_task_count(void) {
-  int n = 0;
-  while (mdv_tasks[n]) n++;
-  return n;
-}
+int mdvec_task_count(void) { return mdv_task_count(); }
 
-const char *mdvec_task_name(int k) { return k >= 0 && k < mdvec_task_count() ? mdv_tasks[k]->name : NULL; }
+const char *mdvec_task_name(int k) {
+  const mdv_task *t = mdv_task_at(k);
+  return t ? t->name : NULL;
+}
 
 const char *mdvec_task_summary(const char *task) {
   const mdv_task *t = mdv_task_find(task);

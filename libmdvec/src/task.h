@@ -156,10 +156,16 @@ int mdv_spec_check(const char *task, const mdv_spec *spec, char *msg, size_t n);
 
 /*---------------------------------- The registry (tasks/registry.c) -------------------------------*/
 
-/* Every task, in catalogue order, ended by NULL; the first is the default task. */
+/* Every task, ended by NULL, in any order (the default task is chosen by name in registry.c). */
 extern const mdv_task *const mdv_tasks[];
 
 /* Return the task of that name (NULL: the default task), or NULL when there is none. */
 const mdv_task *mdv_task_find(const char *name);
+
+/* Return the number of tasks. */
+int mdv_task_count(void);
+
+/* Return catalogue entry k (0: the default task, then the others in registry order), or NULL. */
+const mdv_task *mdv_task_at(int k);
 
 #endif /* MDV_TASK_H */
