@@ -7,13 +7,19 @@ how the tasks that reproduce ``np.linalg.norm`` follow numpy's BLAS on this mach
 package (numpy + mujoco only) imports without the C library.
 """
 
-from . import duck as _duck
-from .duck import episode_params
-from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
-from .vecenv import (TASK_HOOKS, Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names,
-                     task_options, task_summary, task_uses_numpy_dot)
+from typing import Any
 
-TASK_HOOKS[_duck.TASK] = _duck
+from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
+from .vecenv import (Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names, task_options,
+                     task_summary, task_uses_numpy_dot)
+
+
+def episode_params(env: Any) -> Any:
+    """Return what a reference duck env's last reset drew, for ``reset_with_params`` (see mdvec.duck;
+    imported on first use: it loads the Python reference and mujoco's bindings)."""
+    from .duck import episode_params as params
+
+    return params(env)
 
 
 def _register_gymnasium_ids() -> None:

@@ -10,6 +10,7 @@ checks and episode parameters) live in their own modules and are found through `
 from __future__ import annotations
 
 import ctypes
+import importlib
 import math
 import numbers
 import operator
@@ -40,7 +41,16 @@ _LIB: ctypes.CDLL | None = None
 
 # task name -> module with prepare(variant, model, options) -> (config, options), builtin_model(options)
 # -> Path, pack_params(params, dims) -> (Params, keep); registered by the package (__init__.py).
-TASK_HOOKS: dict[str, ModuleType] = {}
+# A task's Python side (its v1 arguments, episode parameters, built-in model file), by task name: the
+# module is imported when an env of the task is first made, so that ``import mdvec`` stays light (the
+# duck's hooks import its Python reference and mujoco's bindings).
+TASK_HOOKS: dict[str, str] = {"duck": "mdvec.duck"}
+
+
+def task_hooks(task: str) -> ModuleType | None:
+    """Return the hooks module of a task (imported on first use), or None when it has none."""
+    name = TASK_HOOKS.get(task)
+    return importlib.import_module(name) if name else None
 
 _NP_DTYPE = {_lib.DTYPE_F32: np.dtype(np.float32), _lib.DTYPE_F64: np.dtype(np.float64),
              _lib.DTYPE_I64: np.dtype(np.int64), _lib.DTYPE_BOOL: np.dtype(bool), _lib.DTYPE_ACTION: "action"}
@@ -351,7 +361,7 @@ class _Handle:
         self.ptr: ctypes.c_void_p | None = None
         self.lock = threading.Lock()  # held by every call and by close (see enter)
         task = _known_task(task)
-        self.hooks = TASK_HOOKS.get(task)
+        self.hooks = task_hooks(task)
         self.config: Any = None
         options = dict(options)
         if self.hooks is not None:

@@ -164,3 +164,16 @@ def test_gymnasium_disabled_step_after_close_says_closed() -> None:
     envs.close()
     with pytest.raises(RuntimeError, match="closed"):
         envs.step(np.zeros((2, 14), np.float32))
+
+
+def test_import_mdvec_is_light(tmp_path: Path) -> None:
+    """``import mdvec`` loads neither the duck's Python reference nor mujoco's bindings (they come with the
+    first duck env or the reference itself)."""
+    out = run_child("""
+        import sys
+        import mdvec
+        print(sorted(m for m in ("mujoco", "mdvec.reference", "mdvec.duck") if m in sys.modules))
+        mdvec.VecEnv(1).close()
+        print("mdvec.duck" in sys.modules)
+    """, tmp_path)
+    assert out.returncode == 0 and out.stdout.split("\n")[:2] == ["[]", "True"], (out.stdout, out.stderr)
