@@ -1,5 +1,7 @@
 """mdvec: many MuJoCo environments stepped by a C library on worker threads.
 
+``mdvec.make(task, num_envs=..., seed=..., threads=..., **options)`` gives any task's envs as a
+Gymnasium-style vector env (a ``gymnasium.vector.VectorEnv`` when Gymnasium is installed).
 ``mdvec.VecEnv`` is the C-backed vector env of any libmdvec task (``task_names()``), a drop-in for
 ``mdvec.reference.ProcVecEnv`` on the default task (the duck); ``mdvec.Env`` is one C-backed env, a
 drop-in for ``mdvec.reference.DuckEnv``. ``task_options(task)`` lists a task's options; ``numpy_dot()`` says
@@ -12,6 +14,7 @@ from typing import Any
 from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
 from .vecenv import (Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names, task_options,
                      task_summary, task_uses_numpy_dot)
+from .vector import make
 
 
 def episode_params(env: Any) -> Any:
@@ -37,4 +40,4 @@ _register_gymnasium_ids()
 
 __version__ = "1.2.0"
 __all__ = ["Env", "MdvecError", "NumpyDot", "NumpyDotWarning", "OptionInfo", "Spec", "VecEnv", "episode_params",
-           "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]
+           "make", "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
+from ..vector import DUCK_ID
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
@@ -106,7 +107,6 @@ def _duck_reference(seed: int, **options: Any) -> DuckReferenceCore:
     return DuckReferenceCore(seed, options)
 
 
-DUCK_ID = "mdvec/DuckBalance-v0"
 
 
 def register_builtin() -> None:

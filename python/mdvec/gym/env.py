@@ -21,8 +21,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .._mjwarn import collected
-from ._common import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
-from ._common import reset_mask as _check_reset_options
+from .._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from .._adapters import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry

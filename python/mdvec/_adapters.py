@@ -1,6 +1,7 @@
-"""What the Gymnasium and SB3 adapters share: argument checks, seeds, reset masks, info dtypes, frames.
+"""What the adapters (Gymnasium, SB3, mdvec.make's vector env) share: argument checks, seeds, reset masks,
+info dtypes, frames.
 
-Nothing here imports gymnasium, so ``mdvec.sb3`` can use it too.
+Nothing here imports gymnasium, so the core install can use it too.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .._gl import make_renderer
-from .._mjwarn import collected
+from ._gl import make_renderer
+from ._mjwarn import collected
 
 SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
 STEP, RESET = 1, 2  # info field bits (MDVEC_INFO_STEP, MDVEC_INFO_RESET)
