@@ -11,6 +11,7 @@ package (numpy + mujoco only) imports without the C library.
 
 from typing import Any
 
+from ._version import __version__
 from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
 from .vecenv import (Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names, task_options,
                      task_summary, task_uses_numpy_dot)
@@ -38,6 +39,5 @@ def _register_gymnasium_ids() -> None:
 
 _register_gymnasium_ids()
 
-__version__ = "1.2.0"
 __all__ = ["Env", "MdvecError", "NumpyDot", "NumpyDotWarning", "OptionInfo", "Spec", "VecEnv", "episode_params",
            "make", "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]

@@ -102,9 +102,26 @@ def _demo(args: argparse.Namespace) -> int:
     return 0 if total["identical"] else 1
 
 
+def _version_line() -> str:
+    """mdvec's version, and the library's and MuJoCo's where the library loads."""
+    from . import __version__
+
+    try:
+        from .vecenv import lib
+
+        L = lib()
+        number, mj = L.mdvec_version(), L.mdvec_mujoco_version()
+        where = (f"libmdvec {number // 10000}.{number // 100 % 100}.{number % 100} ({L.path}), "
+                 f"MuJoCo {mj // 1000000}.{mj // 1000 % 1000}.{mj % 1000}")
+    except (ImportError, OSError) as exc:
+        where = f"libmdvec not loadable: {exc}"
+    return f"mdvec {__version__}; {where}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mdvec",
+    parser = argparse.ArgumentParser(prog="python -m mdvec", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="mdvec's commands; python -m mdvec COMMAND -h shows a command's options.")
+    parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="equality check and throughput on the built-in duck",
                        description="1/2: the C env against the Python reference on 3 quick cases (counts of "

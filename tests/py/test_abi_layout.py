@@ -39,3 +39,29 @@ def test_struct_layout_matches_the_header(layout: ctypes.CDLL, name: str) -> Non
     in_header = [k.decode().split(".", 1)[1] for i in range(1000) if (k := layout.hook_layout_key(i))
                  and k.decode().startswith(name + ".")]
     assert in_header == declared, f"{name}: the hooks' field list and _lib.py's differ"
+
+
+def test_one_version_everywhere() -> None:
+    """mdvec.h's macros are the version: the library compiled from them, the package's __version__ and
+    (at configure time, checked by meson.build) the project version all say the same."""
+    from pathlib import Path
+
+    import mdvec
+    from mdvec._version import header_version
+
+    root = Path(__file__).resolve().parents[2]
+    version = header_version(root / "libmdvec" / "include" / "mdvec.h")
+    number = mdvec.vecenv.lib().mdvec_version()
+    assert mdvec.__version__ == version == f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+    assert f"version: '{version}'," in (root / "meson.build").read_text()
+
+
+def test_version_command(capsys: pytest.CaptureFixture[str]) -> None:
+    import mdvec
+    from mdvec import __main__ as cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    out = capsys.readouterr().out.strip()
+    assert stop.value.code == 0 and out.startswith(f"mdvec {mdvec.__version__}; libmdvec {mdvec.__version__} (")
+    assert "MuJoCo 4.0.0" in out and "\n" not in out
