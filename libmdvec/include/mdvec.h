@@ -86,8 +86,8 @@ MDVEC_API const char *mdvec_strerror(int code);
 /*---------------------------------- Configuration -------------------------------------------------*/
 
 #define MDVEC_THREAD_BUDGET 8  /* most threads allowed unless allow_overcommit is set */
-#define MDVEC_REWARD_V1 1      /* reward version 1 (docs/duck_task.md section 5.6) */
-#define MDVEC_REWARD_V2 2      /* reward version 2, the default */
+#define MDVEC_REWARD_V1 1      /* LEGACY (the duck's reward field): reward version 1 (docs/duck_task.md 5.6) */
+#define MDVEC_REWARD_V2 2      /* LEGACY (the duck's reward field): reward version 2, the default */
 
 typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.options */
   const char *name;              /* option name (mdvec_task_option) */
@@ -122,9 +122,10 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   int allow_overcommit;          /* nonzero: allow T > MDVEC_THREAD_BUDGET */
   int autoreset;                 /* MDVEC_AUTORESET_*; v1: nonzero resets inside mdvec_step (2: NEXT_STEP) */
   uint64_t seed;                 /* env i draws from PCG64 seeded with seed + i */
-  const char *variant;           /* built-in model: "default", "backlash", "backlash_lower" */
-  const char *model_path;        /* MJCF file of an external model, or NULL for the built-in one */
-  /* the duck's fields: base values of its options (mdvec_task_option); other tasks ignore them */
+  const char *variant;           /* LEGACY (the duck's): built-in model "default", "backlash", "backlash_lower" */
+  const char *model_path;        /* LEGACY (the duck's): MJCF file of an external model, or NULL: built-in */
+  /* LEGACY (1.0): the duck's fields, base values of its options (mdvec_task_option), which named options
+     override; other tasks ignore them. New code sets task options by name (options below). */
   int substeps;                  /* mj_step calls per env step (10) */
   int episode_len;               /* steps per episode (250) */
   double action_scale;           /* rad of servo target per unit action (0.3) */
@@ -185,26 +186,6 @@ MDVEC_API void mdvec_destroy(mdvec_t *env);
  * on any handle), so it never races the call that is running. */
 MDVEC_API const char *mdvec_errmsg(const mdvec_t *env);
 
-/*---------------------------------- Dimensions ----------------------------------------------------*/
-
-typedef struct mdvec_dims_ {  /* sizes of the buffers; filled by mdvec_dims */
-  size_t struct_size;         /* sizeof(mdvec_dims_t) as compiled by the caller */
-  int num_envs;               /* N */
-  int threads;                /* T, the caller included */
-  int nu;                     /* actuators per env (14 for the duck) */
-  int obs_dim;                /* observation length, 6 + 3*nu */
-  int n_info;                 /* info fields per step (13 for reward v2, 11 for v1) */
-  int nbody;                  /* bodies in the model, world included */
-  int n_pushes;               /* shoves per episode */
-  int max_latency;            /* largest latency reset_with_params accepts: max(cfg latency, 2) */
-} mdvec_dims_t;
-
-/* Fill dims (its struct_size set by the caller) with the handle's sizes. */
-MDVEC_API int mdvec_dims(const mdvec_t *env, mdvec_dims_t *dims);
-
-/* Return the name of info field k (0 <= k < n_info), e.g. "trunk_height"; NULL when out of range. */
-MDVEC_API const char *mdvec_info_name(const mdvec_t *env, int k);
-
 /*---------------------------------- Buffers -------------------------------------------------------*/
 /* Owned by the handle, contiguous, valid until mdvec_destroy; overwritten by every reset and step. */
 
@@ -225,33 +206,11 @@ MDVEC_API const double *mdvec_info(const mdvec_t *env);
 
 /*---------------------------------- Episodes ------------------------------------------------------*/
 
-typedef struct mdvec_params_ {  /* everything one reset draws (docs/duck_task.md section 7) */
-  size_t struct_size;           /* sizeof(mdvec_params_t) as compiled by the caller */
-  double init_noise;            /* noise half-width used; qpos and qvel are applied only when > 0 */
-  const double *qpos;           /* (nu) actuated joint positions after noise */
-  const double *qvel;           /* (nu) actuated joint velocities after noise */
-  int n_pushes;                 /* number of shoves; must equal the config's n_pushes */
-  const int64_t *push_steps;    /* (n_pushes) steps the shoves land on, each in [0, episode_len) */
-  const double *push_vel;       /* (n_pushes x 2) (vx, vy) of each shove in m/s */
-  int latency;                  /* steps of action delay, 0..max_latency */
-  double noise_scale;           /* sensor-noise scale k (1 without domain randomisation) */
-  int has_dr;                   /* nonzero: the fields below are set (required when cfg dr is on) */
-  double servo[5];              /* kp, damping, armature, frictionloss, forcerange */
-  const double *mass_scale;     /* (nbody-1) factor on mass and inertia of bodies 1.. */
-  double floor_friction;        /* sliding friction of the floor */
-} mdvec_params_t;
-
 /* Reseed env i's generator with seed + i (the next reset draws from it). */
 MDVEC_API int mdvec_seed(mdvec_t *env, uint64_t seed);
 
 /* Reset every env from its own generator; the first observations land in mdvec_obs. */
 MDVEC_API int mdvec_reset(mdvec_t *env);
-
-/* Reset env i with the given parameters instead of drawing them; validates every field first (finite,
- * in range, and physical: servo gains, damping, armature, friction loss and force range >= 0, mass
- * scales > 0) and changes nothing on error (MDVEC_ERR_PARAMS naming the field). Sensor noise (if on)
- * still draws from the env's generator. */
-MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t *params);
 
 /* Step every env with actions (N x nu, C order, float64, read during the call); return MDVEC_OK, or
  * MDVEC_ERR_ACTION without stepping any env when an action is not finite, MDVEC_ERR_STATE when an
@@ -453,6 +412,56 @@ MDVEC_API size_t mdvec_state_size(const mdvec_t *env, unsigned int sig);
 /* Write env i's state (mj_getState(model, data, state, sig)) into state, which holds size doubles;
  * return MDVEC_OK, or MDVEC_ERR_ARG (NULL, index out of range, invalid sig, size too small). */
 MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, double *state, size_t size);
+
+/*================================== Legacy: the duck's 1.0 interface =============================*/
+/* Kept for the callers of 1.0, with the behaviour it had; it speaks of the default task, the duck (its
+ * shoves, latency, domain randomisation). New code reads sizes from mdvec_spec and info fields from
+ * mdvec_info_field, and resets with mdvec_reset_envs. The duck's fields of mdvec_config_t (substeps ...
+ * dr) belong here too: they stay where 1.0 put them, as the layout requires. */
+
+/*---------------------------------- Dimensions (1.0) ----------------------------------------------*/
+
+typedef struct mdvec_dims_ {  /* sizes of the buffers; filled by mdvec_dims */
+  size_t struct_size;         /* sizeof(mdvec_dims_t) as compiled by the caller */
+  int num_envs;               /* N */
+  int threads;                /* T, the caller included */
+  int nu;                     /* actuators per env (14 for the duck) */
+  int obs_dim;                /* observation length, 6 + 3*nu */
+  int n_info;                 /* info fields per step (13 for reward v2, 11 for v1) */
+  int nbody;                  /* bodies in the model, world included */
+  int n_pushes;               /* shoves per episode */
+  int max_latency;            /* largest latency reset_with_params accepts: max(cfg latency, 2) */
+} mdvec_dims_t;
+
+/* Fill dims (its struct_size set by the caller) with the handle's sizes. */
+MDVEC_API int mdvec_dims(const mdvec_t *env, mdvec_dims_t *dims);
+
+/* Return the name of info field k (0 <= k < n_info), e.g. "trunk_height"; NULL when out of range. */
+MDVEC_API const char *mdvec_info_name(const mdvec_t *env, int k);
+
+/*---------------------------------- Episode parameters (1.0) --------------------------------------*/
+
+typedef struct mdvec_params_ {  /* everything one reset draws (docs/duck_task.md section 7) */
+  size_t struct_size;           /* sizeof(mdvec_params_t) as compiled by the caller */
+  double init_noise;            /* noise half-width used; qpos and qvel are applied only when > 0 */
+  const double *qpos;           /* (nu) actuated joint positions after noise */
+  const double *qvel;           /* (nu) actuated joint velocities after noise */
+  int n_pushes;                 /* number of shoves; must equal the config's n_pushes */
+  const int64_t *push_steps;    /* (n_pushes) steps the shoves land on, each in [0, episode_len) */
+  const double *push_vel;       /* (n_pushes x 2) (vx, vy) of each shove in m/s */
+  int latency;                  /* steps of action delay, 0..max_latency */
+  double noise_scale;           /* sensor-noise scale k (1 without domain randomisation) */
+  int has_dr;                   /* nonzero: the fields below are set (required when cfg dr is on) */
+  double servo[5];              /* kp, damping, armature, frictionloss, forcerange */
+  const double *mass_scale;     /* (nbody-1) factor on mass and inertia of bodies 1.. */
+  double floor_friction;        /* sliding friction of the floor */
+} mdvec_params_t;
+
+/* Reset env i with the given parameters instead of drawing them; validates every field first (finite,
+ * in range, and physical: servo gains, damping, armature, friction loss and force range >= 0, mass
+ * scales > 0) and changes nothing on error (MDVEC_ERR_PARAMS naming the field). Sensor noise (if on)
+ * still draws from the env's generator. */
+MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t *params);
 
 #ifdef __cplusplus
 }
