@@ -35,10 +35,6 @@ class GymTask:
     xml_file: str                # Gymnasium's default model file (in its assets folder)
     max_episode_steps: int       # gymnasium.register(max_episode_steps=...)
     reward_threshold: float | None
-    float_options: tuple[str, ...]   # options Gymnasium computes with as Python floats
-    range_options: tuple[str, ...]   # (lo, hi) tuples
-    bool_options: tuple[str, ...]
-    int_options: tuple[str, ...]
     python_float_info: tuple[str, ...] = ()  # info keys whose value is a Python float (not np.float64)
     render_fps: int | None = None  # metadata["render_fps"] with the default model and frame_skip: round(1 / dt)
     index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
@@ -52,97 +48,57 @@ GYM_TASKS: dict[str, GymTask] = {
     "Hopper-v5": GymTask(
         task="Hopper-v5", env_id="mdvec/Hopper-v5", gym_id="Hopper-v5", xml_file="hopper.xml",
         max_episode_steps=1000, reward_threshold=3800.0,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "healthy_reward", "reset_noise_scale"),
-        range_options=("healthy_state_range", "healthy_z_range", "healthy_angle_range"),
-        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation"),
-        int_options=("frame_skip",),
         python_float_info=("reward_survive",),  # hopper_v5.py: is_healthy * healthy_reward
         render_fps=125,  # dt = 0.002 * 4
     ),
     "Walker2d-v5": GymTask(
         task="Walker2d-v5", env_id="mdvec/Walker2d-v5", gym_id="Walker2d-v5", xml_file="walker2d_v5.xml",
         max_episode_steps=1000, reward_threshold=None,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "healthy_reward", "reset_noise_scale"),
-        range_options=("healthy_z_range", "healthy_angle_range"),
-        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation"),
-        int_options=("frame_skip",),
         render_fps=125,  # dt = 0.002 * 4; reward_survive: np.bool_ * float, an np.float64
     ),
     "HalfCheetah-v5": GymTask(
         task="HalfCheetah-v5", env_id="mdvec/HalfCheetah-v5", gym_id="HalfCheetah-v5",
-        xml_file="half_cheetah.xml", max_episode_steps=1000, reward_threshold=4800.0,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale"),
-        range_options=(), bool_options=("exclude_current_positions_from_observation",),
-        int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
+        xml_file="half_cheetah.xml", max_episode_steps=1000, reward_threshold=4800.0, render_fps=20,  # dt = 0.01 * 5
     ),
     "Swimmer-v5": GymTask(
         task="Swimmer-v5", env_id="mdvec/Swimmer-v5", gym_id="Swimmer-v5", xml_file="swimmer.xml",
-        max_episode_steps=1000, reward_threshold=360.0,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale"),
-        range_options=(), bool_options=("exclude_current_positions_from_observation",),
-        int_options=("frame_skip",), render_fps=25,  # dt = 0.01 * 4
+        max_episode_steps=1000, reward_threshold=360.0, render_fps=25,  # dt = 0.01 * 4
     ),
     "InvertedPendulum-v5": GymTask(
         task="InvertedPendulum-v5", env_id="mdvec/InvertedPendulum-v5", gym_id="InvertedPendulum-v5",
         xml_file="inverted_pendulum.xml", max_episode_steps=1000, reward_threshold=950.0,
-        float_options=("reset_noise_scale",), range_options=(), bool_options=(), int_options=("frame_skip",),
         render_fps=25,  # dt = 0.02 * 2; reward and info["reward_survive"]: int(not terminated), a Python int
         int_reward=True,
     ),
     "InvertedDoublePendulum-v5": GymTask(
         task="InvertedDoublePendulum-v5", env_id="mdvec/InvertedDoublePendulum-v5",
         gym_id="InvertedDoublePendulum-v5", xml_file="inverted_double_pendulum.xml",
-        max_episode_steps=1000, reward_threshold=9100.0,
-        float_options=("healthy_reward", "reset_noise_scale"), range_options=(), bool_options=(),
-        int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
+        max_episode_steps=1000, reward_threshold=9100.0, render_fps=20,  # dt = 0.01 * 5
         python_float_info=("reward_survive",),  # healthy_reward * int(not terminated)
     ),
     "Ant-v5": GymTask(
         task="Ant-v5", env_id="mdvec/Ant-v5", gym_id="Ant-v5", xml_file="ant.xml",
         max_episode_steps=1000, reward_threshold=6000.0,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "contact_cost_weight", "healthy_reward",
-                       "reset_noise_scale"),
-        range_options=("healthy_z_range", "contact_force_range"),
-        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation",
-                      "include_cfrc_ext_in_observation"),
-        int_options=("frame_skip",),
         render_fps=20,  # dt = 0.01 * 5
         index_or_name_options=("main_body",),  # data.body(main_body): an index or a body name
     ),  # reward_survive: np.bool_ * float, an np.float64
     "Humanoid-v5": GymTask(
         task="Humanoid-v5", env_id="mdvec/Humanoid-v5", gym_id="Humanoid-v5", xml_file="humanoid.xml",
         max_episode_steps=1000, reward_threshold=None,
-        float_options=("forward_reward_weight", "ctrl_cost_weight", "contact_cost_weight", "healthy_reward",
-                       "reset_noise_scale"),
-        range_options=("contact_cost_range", "healthy_z_range"),
-        bool_options=("terminate_when_unhealthy", "exclude_current_positions_from_observation",
-                      "include_cinert_in_observation", "include_cvel_in_observation",
-                      "include_qfrc_actuator_in_observation", "include_cfrc_ext_in_observation"),
-        int_options=("frame_skip",),
         render_fps=67,  # dt = 0.003 * 5
     ),  # info tendon_length/tendon_velocity (arrays in Gymnasium) are the C fields "tendon_length[k]", ...
     "HumanoidStandup-v5": GymTask(
         task="HumanoidStandup-v5", env_id="mdvec/HumanoidStandup-v5", gym_id="HumanoidStandup-v5",
         xml_file="humanoidstandup.xml", max_episode_steps=1000, reward_threshold=None,
-        float_options=("uph_cost_weight", "ctrl_cost_weight", "impact_cost_weight", "reset_noise_scale"),
-        range_options=("impact_cost_range",),
-        bool_options=("exclude_current_positions_from_observation", "include_cinert_in_observation",
-                      "include_cvel_in_observation", "include_qfrc_actuator_in_observation",
-                      "include_cfrc_ext_in_observation"),
-        int_options=("frame_skip",),
         render_fps=67,  # dt = 0.003 * 5
     ),
     "Reacher-v5": GymTask(
         task="Reacher-v5", env_id="mdvec/Reacher-v5", gym_id="Reacher-v5", xml_file="reacher.xml",
-        max_episode_steps=50, reward_threshold=-3.75,
-        float_options=("reward_dist_weight", "reward_control_weight"), range_options=(), bool_options=(),
-        int_options=("frame_skip",), render_fps=50,  # dt = 0.01 * 2
+        max_episode_steps=50, reward_threshold=-3.75, render_fps=50,  # dt = 0.01 * 2
     ),
     "Pusher-v5": GymTask(
         task="Pusher-v5", env_id="mdvec/Pusher-v5", gym_id="Pusher-v5", xml_file="pusher_v5.xml",
-        max_episode_steps=100, reward_threshold=0.0,
-        float_options=("reward_near_weight", "reward_dist_weight", "reward_control_weight"), range_options=(),
-        bool_options=(), int_options=("frame_skip",), render_fps=20,  # dt = 0.01 * 5
+        max_episode_steps=100, reward_threshold=0.0, render_fps=20,  # dt = 0.01 * 5
     ),
 }
 
@@ -228,6 +184,14 @@ def _max_episode_steps(task: GymTask, value: Any) -> int:
     return value
 
 
+def option_types(task: str) -> dict[str, str]:
+    """The type of each option of a task as the C library declares it ("int", "float", "bool", "str",
+    "range", "irange", "choice"): the one declaration, read from the catalogue."""
+    from .vecenv import task_options
+
+    return {o.name: o.type for o in task_options(task)}
+
+
 def resolve_options(task: str, options: dict[str, Any]) -> dict[str, Any]:
     """Return the mdvec options of Gymnasium task ``task`` for Gymnasium keyword arguments ``options``.
 
@@ -242,10 +206,11 @@ def resolve_options(task: str, options: dict[str, Any]) -> dict[str, Any]:
     out = dict(options)
     out["xml_file"] = expand_model_path(out.get("xml_file", spec.xml_file))
     out["max_episode_steps"] = _max_episode_steps(spec, out.get("max_episode_steps"))
-    for name in spec.float_options:
+    types = option_types(task)
+    for name in (n for n, t in types.items() if t == "float"):
         if name in out and _is_int(out[name]):
             out[name] = float(out[name])
-    for name in spec.range_options:
+    for name in (n for n, t in types.items() if t == "range"):
         if name in out:
             value = out[name]
             if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:

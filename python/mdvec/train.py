@@ -159,13 +159,11 @@ def _gym_option_kinds(env: str) -> dict[str, Any]:
     """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
     from .gym_tasks import GYM_TASKS
 
-    spec = GYM_TASKS[env]
-    kinds: dict[str, Any] = {"max_episode_steps": 0, "xml_file": ""}
-    kinds.update({n: 0.0 for n in spec.float_options})
-    kinds.update({n: (0.0, 0.0) for n in spec.range_options})
-    kinds.update({n: False for n in spec.bool_options})
-    kinds.update({n: 0 for n in spec.int_options})
-    kinds.update({n: None for n in spec.index_or_name_options})  # an int index or a name
+    from .gym_tasks import option_types
+
+    sample = {"int": 0, "float": 0.0, "bool": False, "str": "", "range": (0.0, 0.0), "irange": (0, 0), "choice": ""}
+    kinds: dict[str, Any] = {name: sample[t] for name, t in option_types(env).items()}
+    kinds.update({n: None for n in GYM_TASKS[env].index_or_name_options})  # an int index or a name
     return kinds
 
 
