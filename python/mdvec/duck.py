@@ -21,7 +21,7 @@ from .reference.params import EpisodeParams
 TASK = "duck"
 
 
-def prepare(variant: str, model: str | Path | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def prepare(task: str, variant: str, model: str | Path | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Check options as the reference env does (same errors) and return (TaskConfig, options for C).
 
     ``variant`` and ``model`` (the v1 arguments) become the options ``variant`` and ``model_path``.

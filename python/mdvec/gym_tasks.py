@@ -184,6 +184,14 @@ def _max_episode_steps(task: GymTask, value: Any) -> int:
     return value
 
 
+def prepare(task: str, variant: str, model: Any, options: dict[str, Any]) -> tuple[None, dict[str, Any]]:
+    """The binding's hook for a Gymnasium task (vecenv.TASK_HOOKS): no v1 arguments, options resolved as
+    gymnasium.make takes them (resolve_options)."""
+    if variant != "default" or model is not None:
+        raise ValueError(f"variant/model: task {task!r} takes its model through its own options (xml_file)")
+    return None, resolve_options(task, options)
+
+
 def option_types(task: str) -> dict[str, str]:
     """The type of each option of a task as the C library declares it ("int", "float", "bool", "str",
     "range", "irange", "choice"): the one declaration, read from the catalogue."""

@@ -41,10 +41,13 @@ _LIB: ctypes.CDLL | None = None
 
 # task name -> module with prepare(variant, model, options) -> (config, options), builtin_model(options)
 # -> Path, pack_params(params, dims) -> (Params, keep); registered by the package (__init__.py).
-# A task's Python side (its v1 arguments, episode parameters, built-in model file), by task name: the
-# module is imported when an env of the task is first made, so that ``import mdvec`` stays light (the
-# duck's hooks import its Python reference and mujoco's bindings).
+# A task's Python side, by task name: a module with ``prepare(task, variant, model, options) -> (config,
+# options for C)`` and, optionally, ``pack_params`` (episode parameters) and ``builtin_model``. It is
+# imported when an env of the task is first made, so that ``import mdvec`` stays light (the duck's hooks
+# import its Python reference and mujoco's bindings). One way for every task.
 TASK_HOOKS: dict[str, str] = {"duck": "mdvec.duck"}
+if _gym_tasks is not None:  # Gymnasium's tasks: their options as gymnasium.make takes them (gym_tasks.prepare)
+    TASK_HOOKS.update({task: "mdvec.gym_tasks" for task in _gym_tasks.GYM_TASKS})
 
 
 def task_hooks(task: str) -> ModuleType | None:
@@ -365,12 +368,9 @@ class _Handle:
         self.config: Any = None
         options = dict(options)
         if self.hooks is not None:
-            self.config, options = self.hooks.prepare(variant, model, options)
-        else:
-            if variant != "default" or model is not None:
-                raise ValueError(f"variant/model: task {task!r} takes its model through its own options")
-            if _gym_tasks is not None and _gym_tasks.is_gym_task(task):
-                options = _gym_tasks.resolve_options(task, options)
+            self.config, options = self.hooks.prepare(task, variant, model, options)
+        elif variant != "default" or model is not None:
+            raise ValueError(f"variant/model: task {task!r} takes its model through its own options")
         declared = {o.name: o for o in task_options(task)}
         unknown = sorted(set(options) - set(declared))
         if unknown:
