@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mdvec.contract import explain
+from mdvec.contract import count_values, explain
 
 STEP, RESET = 1, 2
 
@@ -24,19 +24,16 @@ class Tally:
         self.identical = 0
         self.diffs: list[str] = []
 
-    def _count(self, n: int, ok: bool, what: str, detail: Callable[[], str], key: str = "identical") -> None:
-        self.compared += n
-        self.totals["values compared"] += n
-        if ok:
-            self.identical += n
-            self.totals[key] += n
-        elif len(self.diffs) < 20:
-            self.diffs.append(f"{what}: {detail()}")
-
     def same(self, what: str, got: Any, want: Any) -> None:
-        g, w = np.asarray(got), np.asarray(want)
-        ok = g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
-        self._count(max(int(w.size), 1), ok, what, lambda: explain(want, got, ("gymnasium", "mdvec")))
+        """Compare got (mdvec's) with want (Gymnasium's) as arrays, element by element, dtype and shape
+        included (mdvec.contract.count_values, the contract's own tally); note the first differences."""
+        n, same = count_values(np.asarray(want), np.asarray(got))
+        self.compared += n
+        self.identical += same
+        self.totals["values compared"] += n
+        self.totals["identical"] += same
+        if same != n and len(self.diffs) < 20:
+            self.diffs.append(f"{what}: {explain(want, got, ('gymnasium', 'mdvec'))}")
 
     def check(self) -> None:
         assert not self.diffs, "\n".join(self.diffs)
