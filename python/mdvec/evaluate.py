@@ -1,6 +1,12 @@
-"""Evaluate a trained policy on the Python reference duck, next to the hold-pose policy.
+"""Evaluate a trained policy on the Python reference duck, next to the hold-pose policy, or on any other
+task next to all-zero actions.
 
 ``python -m mdvec evaluate --policy runs/duck1/policy.zip``
+``python -m mdvec evaluate --policy runs/hopper1/policy.zip`` (the task is the one the policy was trained on)
+
+On a task other than the duck (a Gymnasium task) each seed s gets one C env, reseeded with s once, that
+runs the episodes back to back (bit for bit Gymnasium's env); reported: return (mean, std, min, per seed),
+mean episode length and the share of episodes that ended by termination.
 
 Each evaluation seed s builds one ``mdvec.reference.DuckEnv(seed=s)`` and runs ``--episodes``
 episodes back to back on it (the env's own generator draws every episode: pushes, noise, DR), with
@@ -118,14 +124,59 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
     }
 
 
+def zero_actions(act_dim: int) -> Policy:
+    """The baseline of a task without a hold pose: all-zero actions."""
+    return lambda obs: np.zeros((obs.shape[0], act_dim), dtype=np.float32)
+
+
+def run_task_episodes(policy: Policy, env: str, seeds: list[int], episodes: int,
+                      options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
+    once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls)."""
+    from .vecenv import VecEnv
+
+    n = len(seeds)
+    returns, lengths = np.zeros((n, episodes)), np.zeros((n, episodes), dtype=np.int64)
+    terminated = np.zeros((n, episodes), dtype=bool)
+    with VecEnv(n, task=env, autoreset_mode="disabled", **(options or {})) as venv:
+        b = venv.buffers()
+        for ep in range(episodes):
+            venv.reset_envs(seeds=list(seeds) if ep == 0 else None)
+            active = np.ones(n, dtype=bool)
+            while active.any():  # a finished env steps on (its results ignored) until all have finished
+                venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
+                returns[active, ep] += b["reward"][active]
+                lengths[active, ep] += 1
+                terminated[active, ep] = b["terminated"][active]
+                active &= ~(b["terminated"] | b["truncated"])
+    return {"return_mean": float(returns.mean()), "return_std": float(returns.std()),
+            "return_min": float(returns.min()), "return_per_seed": [float(v) for v in returns.mean(axis=1)],
+            "episode_len_mean": float(lengths.mean()), "terminated_share": float(terminated.mean()),
+            "episodes": int(n * episodes), "steps": int(lengths.sum())}
+
+
 def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEEDS),
              episodes: int = DEFAULT_EPISODES, variant: str = "default", task: dict[str, Any] | None = None,
-             baseline: bool = True) -> dict[str, Any]:
-    """Evaluate a policy file (None or "hold-pose": the hold-pose policy) and, unless told not to, hold-pose."""
+             baseline: bool = True, env: str = "duck") -> dict[str, Any]:
+    """Evaluate a policy file (None or "hold-pose": the baseline) and, unless told not to, the baseline: the
+    hold-pose policy on the duck (its reference env), all-zero actions on another task (its C envs)."""
     result: dict[str, Any] = {"policy": str(policy_path) if policy_path else "hold-pose", "seeds": list(seeds),
                               "episodes_per_seed": episodes, "variant": variant, "task": dict(task or {}),
-                              "deterministic": True}
+                              "deterministic": True, "env": env}
     t0 = time.perf_counter()
+    if env != "duck":
+        from .vecenv import VecEnv
+
+        with VecEnv(1, task=env, **(task or {})) as probe:  # an unknown task or option: ValueError naming it
+            act_dim = probe.nu
+        if policy_path and str(policy_path) != "hold-pose":
+            result["trained"] = run_task_episodes(load_policy(policy_path), env, seeds, episodes, task)
+        if baseline or "trained" not in result:
+            result["zero_actions"] = run_task_episodes(zero_actions(act_dim), env, seeds, episodes, task)
+        if "trained" in result and "zero_actions" in result and result["zero_actions"]["return_mean"]:
+            result["return_ratio"] = result["trained"]["return_mean"] / result["zero_actions"]["return_mean"]
+        result["wall_s"] = time.perf_counter() - t0
+        return result
     if policy_path and str(policy_path) != "hold-pose":
         result["trained"] = run_episodes(load_policy(policy_path), seeds, episodes, variant, task)
     if baseline or "trained" not in result:
@@ -142,22 +193,28 @@ def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEE
 
 def format_table(result: dict[str, Any]) -> str:
     """Return the evaluation as a small text table."""
-    cols = [(name, result[key]) for name, key in (("trained", "trained"), ("hold-pose", "hold_pose")) if key in result]
+    cols = [(name, result[key]) for name, key in (("trained", "trained"), ("hold-pose", "hold_pose"),
+                                                  ("zero actions", "zero_actions")) if key in result]
     lines = [f"{'':28s}" + "".join(f"{name:>14s}" for name, _ in cols)]
     for label, key, fmt in (("return (mean)", "return_mean", "{:14.1f}"), ("return (std)", "return_std", "{:14.1f}"),
                             ("return (min)", "return_min", "{:14.1f}"), ("survival", "survival", "{:14.3f}"),
                             ("upright share (cos > 0.9)", "upright_share", "{:14.3f}"),
                             ("median trunk height (m)", "median_trunk_height", "{:14.4f}"),
                             ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
-                            ("episodes without a fall", "episodes_without_fall", "{:14.3f}")):
-        lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
+                            ("episodes without a fall", "episodes_without_fall", "{:14.3f}"),
+                            ("episode length (mean)", "episode_len_mean", "{:14.1f}"),
+                            ("episodes terminated", "terminated_share", "{:14.3f}")):
+        if all(key in m for _, m in cols):
+            lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
     terms = list(cols[0][1].get("alive_step_means", {}))
     if terms:
         lines.append("per step while up (mean):")
         for key in terms:
             lines.append(f"  {key:26s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}"
                                                   for _, m in cols))
-    if "return_ratio" in result:
+    if "return_ratio" in result and "goal" not in result:
+        lines.append(f"return ratio trained / zero actions: {result['return_ratio']:.3f}")
+    if "goal" in result:
         g = result["goal"]
         lines.append(f"return ratio trained / hold-pose: {result['return_ratio']:.3f}; goal (survival >= "
                      f"{g['survival_min']} and ratio >= {g['return_ratio_min']}): {'met' if g['met'] else 'not met'}")
@@ -174,7 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", default=",".join(map(str, DEFAULT_SEEDS)),
                    help="evaluation seeds, comma-separated (default %(default)s)")
     p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES, help="episodes per seed (default %(default)s)")
-    p.add_argument("--no-baseline", action="store_true", help="skip the hold-pose policy")
+    p.add_argument("--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)")
+    p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                    help="duck task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
@@ -183,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .train import parse_task_options, read_run_config, require_duck, require_sb3
+    from .train import DUCK, parse_task_options, read_run_config, require_sb3, resolve_env
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
@@ -200,9 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         if trained:
             check_policy_file(Path(args.policy))
         saved = read_run_config(Path(args.policy)) if trained else None
-        require_duck(saved, "evaluate")
+        env = resolve_env(args.env) if args.env else (saved.env if saved else DUCK)
+        if saved is not None and saved.env != env:
+            raise ValueError(f"--env: the policy was trained on {saved.env}, not {env}")
         task = dict(saved.task) if saved else {}
-        task.update(parse_task_options(args.option))
+        task.update(parse_task_options(args.option, env))
         variant = args.variant or (saved.variant if saved else "default")
         out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
                                                if trained else Path("eval_hold-pose.json"))
@@ -210,11 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2
-    print(f"evaluating {args.policy} on the reference duck: seeds {seeds} x {args.episodes} episodes, "
+    where = "the reference duck" if env == DUCK else f"{env} (C envs, equal to Gymnasium's)"
+    print(f"evaluating {args.policy} on {where}: seeds {seeds} x {args.episodes} episodes, "
           f"deterministic actions; task options {task or 'default'}" + (f", variant {variant}" if variant != "default" else ""),
           flush=True)
-    result = evaluate(args.policy if trained else None, seeds, args.episodes, variant, task,
-                      baseline=not args.no_baseline)
+    try:
+        result = evaluate(args.policy if trained else None, seeds, args.episodes, variant, task,
+                          baseline=not args.no_baseline, env=env)
+    except (ValueError, TypeError) as exc:  # e.g. an option the task refuses
+        print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
     print(format_table(result))
     out.write_text(json.dumps(result, indent=1))
     print(f"wrote {out} ({result['wall_s']:.0f} s)")

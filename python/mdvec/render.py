@@ -1,4 +1,4 @@
-"""Render episodes of a policy on the duck to a GIF or MP4, with the shoves shown.
+"""Render episodes of a policy to a GIF or MP4: on the duck with the shoves shown, or on any other task.
 
 ``python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif``
 ``python -m mdvec render --policy hold-pose --out hold.gif --seed 3 --episodes 2``
@@ -79,6 +79,48 @@ class _CState:
         mujoco.mj_setState(self.model, self.data, self.cenv.get_state(self.sig), self.sig)
         mujoco.mj_forward(self.model, self.data)
         return self.data
+
+
+def render_task_episodes(policy: Any, policy_name: str, env: str, seed: int = 0, episodes: int = 1,
+                         width: int = 320, height: int = 240, fps: int = 25,
+                         options: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
+    and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
+    the episode, the time and the return so far."""
+    from PIL import Image, ImageDraw
+
+    from ._adapters import FrameRenderer
+    from .vecenv import VecEnv
+
+    with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
+        frames_of = FrameRenderer(None, width, height)
+        b = venv.buffers()
+        import mujoco
+
+        with collected():
+            dt = mujoco.MjModel.from_xml_path(str(venv.model_path)).opt.timestep
+        skip = int(venv.spec.options.get("frame_skip") or 1)
+        stride = max(1, round(1.0 / (fps * dt * skip)))
+        font = _font(max(10, height // 22))
+        frames: list[Any] = []
+        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt * skip), "source": "mdvec"}
+        for ep in range(episodes):
+            venv.reset_envs(seeds=[seed] if ep == 0 else None)
+            ret, t, done, terminated = 0.0, 0, False, False
+            while not done:
+                if t % stride == 0:
+                    img = Image.fromarray(frames_of.render_states(venv, [0])[0])
+                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt * skip:.2f} s  "
+                                                     f"return {ret:.1f}", fill=(255, 255, 255), font=font)
+                    frames.append(img)
+                venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
+                ret += float(b["reward"][0])
+                t += 1
+                terminated, done = bool(b["terminated"][0]), bool(b["terminated"][0] or b["truncated"][0])
+            stats["episodes"].append({"return": ret, "steps": t, "terminated": terminated})
+            stats["steps"] += t
+        frames_of.close()
+    return frames, stats
 
 
 def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int = 1, width: int = 320,
@@ -267,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
     p.add_argument("--out", required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
     p.add_argument("--seed", type=int, default=0, help="env seed (default %(default)s)")
+    p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
     p.add_argument("--episodes", type=int, default=1, help="episodes, back to back (default %(default)s)")
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
@@ -282,8 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .evaluate import check_policy_file, hold_pose, load_policy
-    from .train import parse_task_options, read_run_config, require_duck, require_sb3
+    from .evaluate import check_policy_file, hold_pose, load_policy, zero_actions
+    from .train import DUCK, parse_task_options, read_run_config, require_sb3, resolve_env
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("render") if args.policy != "hold-pose" else None
@@ -300,15 +343,27 @@ def main(argv: list[str] | None = None) -> int:
         if trained:
             check_policy_file(Path(args.policy))
         saved = read_run_config(Path(args.policy)) if trained else None
-        require_duck(saved, "render")
+        env = resolve_env(args.env) if args.env else (saved.env if saved else DUCK)
+        if saved is not None and saved.env != env:
+            raise ValueError(f"--env: the policy was trained on {saved.env}, not {env}")
         task = dict(saved.task) if saved else {}
-        task.update(parse_task_options(args.option))
+        task.update(parse_task_options(args.option, env))
         variant = args.variant or (saved.variant if saved else "default")
-        policy = load_policy(args.policy) if trained else hold_pose
-        name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
-        source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
-        frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height, args.fps,
-                                        variant, task, source)
+        if env == DUCK:
+            policy = load_policy(args.policy) if trained else hold_pose
+            name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
+            source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
+            frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height,
+                                            args.fps, variant, task, source)
+        else:
+            from .vecenv import VecEnv
+
+            with VecEnv(1, task=env, **task) as probe:
+                act_dim = probe.nu
+            policy = load_policy(args.policy) if trained else zero_actions(act_dim)
+            name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
+            frames, stats = render_task_episodes(policy, name, env, args.seed, args.episodes, args.width, args.height,
+                                                 args.fps, task)
         write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:
         print(str(exc), file=sys.stderr)
@@ -317,9 +372,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"render: {exc}", file=sys.stderr)
         return 2
     for k, ep in enumerate(stats["episodes"]):
+        if "shoves" not in ep:  # a task other than the duck
+            print(f"episode {k + 1}: return {ep['return']:.1f}, {ep['steps']} steps, "
+                  f"{'terminated' if ep['terminated'] else 'truncated'}")
+            continue
         shoves = ", ".join(f"step {s['step']} {s['speed']:.2f} m/s" for s in ep["shoves"])
         print(f"episode {k + 1}: return {ep['return']:.1f}, {'fell' if ep['fell'] else 'stayed up'}; shoves: {shoves}")
-    if stats["source"] == "mdvec":
+    if env != DUCK:
+        print("drawn from the C env's state")
+    elif stats["source"] == "mdvec":
         same = stats["c_equal_steps"] == stats["steps"]
         print(f"drawn from the C env's state; C env and reference: {stats['c_equal_steps']}/{stats['steps']} "
               f"observations and rewards bit-identical" + ("" if same else "  (NOT EQUAL)"))

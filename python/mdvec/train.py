@@ -991,15 +991,6 @@ def _check(cfg: TrainConfig) -> None:
     check_gym_options(cfg.env, cfg.task)
 
 
-def require_duck(saved: TrainConfig | None, cmd: str) -> None:
-    """Raise ValueError when a policy's run was trained on another env than the duck (evaluate and render
-    know only the duck: its hold-pose baseline, shoves and reference env)."""
-    if saved is not None and saved.env != DUCK:
-        raise ValueError(f"--policy: trained on {saved.env}; {cmd} knows only the duck. Run a Gymnasium task's "
-                         f"policy yourself: PPO.load(path).predict(obs) on gymnasium.make({saved.env!r}) or "
-                         f"mdvec.VecEnv(n, task={saved.env!r})")
-
-
 SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
                "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then pip install 'mdvec[sb3]'")
 

@@ -210,7 +210,7 @@ def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(tmp_path: Path, 
     assert c_params == g_params
 
 
-def test_train_command_on_hopper_and_evaluate_refuses_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_hopper()
     from mdvec import evaluate, render
     from mdvec import train as train_mod
@@ -231,10 +231,27 @@ def test_train_command_on_hopper_and_evaluate_refuses_it(tmp_path: Path, capsys:
     assert [r["timesteps"] for r in json.loads((out / "curve.json").read_text())["rows"]] == [64, 128]
     assert train_mod.main(["--resume", "--steps", "192", "--out", str(out), "--env", "duck"]) == 2
     assert "env" in capsys.readouterr().err
-    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1", "--episodes", "1"]) == 2
-    assert "trained on Hopper-v5; evaluate knows only the duck" in capsys.readouterr().err
-    assert render.main(["--policy", str(out / "policy.zip"), "--out", str(tmp_path / "h.gif")]) == 2
-    assert "trained on Hopper-v5; render knows only the duck" in capsys.readouterr().err
+    capsys.readouterr()
+    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1,2", "--episodes", "2",
+                          "--out", str(tmp_path / "eval.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "Hopper-v5 (C envs" in printed and "zero actions" in printed and "episode length" in printed
+    result = json.loads((tmp_path / "eval.json").read_text())
+    assert result["env"] == "Hopper-v5" and result["trained"]["episodes"] == result["zero_actions"]["episodes"] == 4
+    assert 0 < result["trained"]["episode_len_mean"] <= 20 and "return_ratio" in result  # max_episode_steps=20
+    assert evaluate.main(["--policy", str(out / "policy.zip"), "--env", "duck"]) == 2
+    assert "trained on Hopper-v5, not duck" in capsys.readouterr().err
+    gif = tmp_path / "h.gif"
+    code = render.main(["--policy", str(out / "policy.zip"), "--out", str(gif), "--width", "64", "--height", "48",
+                        "--fps", "25"])
+    if code == 3:
+        pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
+    printed = capsys.readouterr().out
+    assert code == 0 and "episode 1: return" in printed and "drawn from the C env's state" in printed, printed
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.size == (64, 48) and im.n_frames >= 2
 
 
 # ------------------------------------------------------------------ files, resume, evaluate, render
