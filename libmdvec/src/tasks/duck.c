@@ -5,6 +5,7 @@
  * left-to-right evaluation with no contraction (-ffp-contract=off), so results are bit-identical.
  */
 #include "duck.h"
+#include "options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,17 +50,29 @@ static const mdv_option_decl kOptions[O_COUNT] = {
 };
 
 /* Fill the v1 config fields with the defaults (the declared ones above, as numbers). */
+extern const mdv_task mdv_task_duck;  /* defined at the end of this file */
+
+/* Fill the v1 fields from the option table's defaults (kOptions: the one declaration of them). */
 static void duck_v1_defaults(mdvec_config_t *cfg) {
-  cfg->variant = "default";
-  cfg->substeps = 10;
-  cfg->episode_len = 250;
-  cfg->action_scale = 0.3;
-  cfg->n_pushes = 3;
-  cfg->push_window[0] = 25;
-  cfg->push_window[1] = 225;
-  cfg->push_speed[0] = 0.3;
-  cfg->push_speed[1] = 0.9;
-  cfg->reward = MDVEC_REWARD_V2;
+  mdv_value o[O_COUNT];
+  memset(o, 0, sizeof o);  /* mdv_options_resolve wants zeroed values */
+  char err[256];
+  if (mdv_options_resolve(&mdv_task_duck, NULL, NULL, 0, o, err, sizeof err) != MDVEC_OK) return;  /* cannot: static */
+  cfg->variant = kOptions[O_VARIANT].def;  /* static text, unlike o[O_VARIANT].s */
+  cfg->substeps = (int)o[O_SUBSTEPS].i[0];
+  cfg->episode_len = (int)o[O_EPISODE_LEN].i[0];
+  cfg->action_scale = o[O_ACTION_SCALE].d[0];
+  cfg->n_pushes = (int)o[O_N_PUSHES].i[0];
+  cfg->push_window[0] = (int)o[O_PUSH_WINDOW].i[0];
+  cfg->push_window[1] = (int)o[O_PUSH_WINDOW].i[1];
+  cfg->push_speed[0] = o[O_PUSH_SPEED].d[0];
+  cfg->push_speed[1] = o[O_PUSH_SPEED].d[1];
+  cfg->init_noise = o[O_INIT_NOISE].d[0];
+  cfg->latency = (int)o[O_LATENCY].i[0];
+  cfg->sensor_noise = (int)o[O_SENSOR_NOISE].i[0];
+  cfg->reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2;  /* the word index in "v1|v2" */
+  cfg->dr = (int)o[O_DR].i[0];
+  mdv_options_free(&mdv_task_duck, o);
 }
 
 /* Write the v1 config fields over the option defaults. */
