@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ("Haswell", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen", "Sandybridge", "Nehalem", "Prescott")
 # The equality tests: every module that compares mdvec with its reference bit for bit.
 TESTS = ("test_npdot.py", "test_v5_a.py", "test_v5_b.py", "test_hopper.py", "test_binding.py", "test_gym.py",
-         "test_sb3.py", "test_contract.py")
+         "test_sb3.py", "test_contract.py", "test_make.py")
 PROBE = ("import json, mdvec; d = mdvec.numpy_dot(); "
          "print(json.dumps({'kernel': d.kernel, 'proven': d.proven, 'describe': d.describe()}))")
 
