@@ -124,15 +124,11 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
     }
 
 
-def zero_actions(act_dim: int) -> Policy:
-    """The baseline of a task without a hold pose: all-zero actions."""
-    return lambda obs: np.zeros((obs.shape[0], act_dim), dtype=np.float32)
-
-
-def run_task_episodes(policy: Policy, env: str, seeds: list[int], episodes: int,
+def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episodes: int,
                       options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
-    once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls)."""
+    once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls).
+    ``policy`` None: all-zero actions, the baseline of a task without a hold pose."""
     from .vecenv import VecEnv
 
     n = len(seeds)
@@ -140,6 +136,9 @@ def run_task_episodes(policy: Policy, env: str, seeds: list[int], episodes: int,
     terminated = np.zeros((n, episodes), dtype=bool)
     with VecEnv(n, task=env, autoreset_mode="disabled", **(options or {})) as venv:
         b = venv.buffers()
+        if policy is None:
+            zeros = np.zeros((n, venv.nu), dtype=np.float32)
+            policy = lambda obs: zeros  # noqa: E731
         for ep in range(episodes):
             venv.reset_envs(seeds=list(seeds) if ep == 0 else None)
             active = np.ones(n, dtype=bool)
@@ -165,14 +164,10 @@ def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEE
                               "deterministic": True, "env": env}
     t0 = time.perf_counter()
     if env != "duck":
-        from .vecenv import VecEnv
-
-        with VecEnv(1, task=env, **(task or {})) as probe:  # an unknown task or option: ValueError naming it
-            act_dim = probe.nu
         if policy_path and str(policy_path) != "hold-pose":
             result["trained"] = run_task_episodes(load_policy(policy_path), env, seeds, episodes, task)
         if baseline or "trained" not in result:
-            result["zero_actions"] = run_task_episodes(zero_actions(act_dim), env, seeds, episodes, task)
+            result["zero_actions"] = run_task_episodes(None, env, seeds, episodes, task)
         if "trained" in result and "zero_actions" in result and result["zero_actions"]["return_mean"]:
             result["return_ratio"] = result["trained"]["return_mean"] / result["zero_actions"]["return_mean"]
         result["wall_s"] = time.perf_counter() - t0
@@ -240,8 +235,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def policy_setup(policy: str, env_arg: str | None, options: list[str]) -> tuple[Any, str, dict[str, Any]]:
+    """What evaluate and render read off ``--policy``, ``--env`` and ``-o``: the policy's run config (None
+    for "hold-pose"), the task (``--env``, else the run's, else the duck) and its options (the run's, with
+    ``-o`` over them); raise ValueError (one line) for a damaged policy or a task other than its run's."""
+    from .train import DUCK, parse_task_options, read_run_config, resolve_env
+
+    saved = None
+    if policy != "hold-pose":
+        check_policy_file(Path(policy))
+        saved = read_run_config(Path(policy))
+    env = resolve_env(env_arg) if env_arg else (saved.env if saved else DUCK)
+    if saved is not None and saved.env != env:
+        raise ValueError(f"--env: the policy was trained on {saved.env}, not {env}")
+    task = dict(saved.task) if saved else {}
+    task.update(parse_task_options(options, env))
+    return saved, env, task
+
+
 def main(argv: list[str] | None = None) -> int:
-    from .train import DUCK, parse_task_options, read_run_config, require_sb3, resolve_env
+    from .train import DUCK, require_sb3
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
@@ -255,14 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.episodes <= 0:
             raise ValueError(f"--episodes: must be positive, got {args.episodes}")
         trained = args.policy != "hold-pose"
-        if trained:
-            check_policy_file(Path(args.policy))
-        saved = read_run_config(Path(args.policy)) if trained else None
-        env = resolve_env(args.env) if args.env else (saved.env if saved else DUCK)
-        if saved is not None and saved.env != env:
-            raise ValueError(f"--env: the policy was trained on {saved.env}, not {env}")
-        task = dict(saved.task) if saved else {}
-        task.update(parse_task_options(args.option, env))
+        saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
         out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
                                                if trained else Path("eval_hold-pose.json"))

@@ -81,24 +81,27 @@ class _CState:
         return self.data
 
 
-def render_task_episodes(policy: Any, policy_name: str, env: str, seed: int = 0, episodes: int = 1,
+def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: int = 0, episodes: int = 1,
                          width: int = 320, height: int = 240, fps: int = 25,
                          options: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
-    the episode, the time and the return so far."""
+    the episode, the time and the return so far. ``policy`` None: all-zero actions."""
+    import mujoco
     from PIL import Image, ImageDraw
 
     from ._adapters import FrameRenderer
     from .vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        frames_of = FrameRenderer(None, width, height)
+        with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
+            model = mujoco.MjModel.from_xml_path(str(venv.model_path))  # drawn on, and its timestep
+        frames_of = FrameRenderer(model, width, height)
         b = venv.buffers()
-        import mujoco
-
-        with collected():
-            dt = mujoco.MjModel.from_xml_path(str(venv.model_path)).opt.timestep
+        if policy is None:
+            zeros = np.zeros((1, venv.nu), dtype=np.float32)
+            policy = lambda obs: zeros  # noqa: E731
+        dt = model.opt.timestep
         skip = int(venv.spec.options.get("frame_skip") or 1)
         stride = max(1, round(1.0 / (fps * dt * skip)))
         font = _font(max(10, height // 22))
@@ -325,8 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .evaluate import check_policy_file, hold_pose, load_policy, zero_actions
-    from .train import DUCK, parse_task_options, read_run_config, require_sb3, resolve_env
+    from .evaluate import hold_pose, load_policy, policy_setup
+    from .train import DUCK, require_sb3
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("render") if args.policy != "hold-pose" else None
@@ -340,14 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, name) <= 0:
                 raise ValueError(f"--{name}: must be positive, got {getattr(args, name)}")
         trained = args.policy != "hold-pose"
-        if trained:
-            check_policy_file(Path(args.policy))
-        saved = read_run_config(Path(args.policy)) if trained else None
-        env = resolve_env(args.env) if args.env else (saved.env if saved else DUCK)
-        if saved is not None and saved.env != env:
-            raise ValueError(f"--env: the policy was trained on {saved.env}, not {env}")
-        task = dict(saved.task) if saved else {}
-        task.update(parse_task_options(args.option, env))
+        saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
         if env == DUCK:
             policy = load_policy(args.policy) if trained else hold_pose
@@ -356,11 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height,
                                             args.fps, variant, task, source)
         else:
-            from .vecenv import VecEnv
-
-            with VecEnv(1, task=env, **task) as probe:
-                act_dim = probe.nu
-            policy = load_policy(args.policy) if trained else zero_actions(act_dim)
+            policy = load_policy(args.policy) if trained else None
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
             frames, stats = render_task_episodes(policy, name, env, args.seed, args.episodes, args.width, args.height,
                                                  args.fps, task)

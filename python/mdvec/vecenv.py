@@ -474,7 +474,8 @@ class _Handle:
         return self.ptr
 
     def read(self, call: str, fn: Callable[[], Any]) -> Any:
-        """Return fn() (which reads the buffers) inside a call, so that a close cannot interleave."""
+        """Return fn() run as a call on the handle (``self.ptr`` live, the lock held: a close cannot
+        interleave, an overlapping call is refused as in ``enter``)."""
         self.enter(call)
         try:
             return fn()
@@ -508,14 +509,10 @@ class _Handle:
     def reset_envs(self, mask: Any = None, seeds: Any = None, then: Callable[[], Any] | None = None) -> Any:
         """Reset the envs of mask ((N,) bool, None: all), env i reseeded with seeds[i] when not None;
         return then() (run before another thread may close the handle) or None."""
-        ptr = self.enter("reset")
-        try:
-            self._reset_envs(ptr, mask, seeds)
-            return None if then is None else then()
-        finally:
-            self.lock.release()
+        return self.read("reset", lambda: self._reset_envs(mask, seeds, then))
 
-    def _reset_envs(self, ptr: ctypes.c_void_p, mask: Any, seeds: Any) -> None:
+    def _reset_envs(self, mask: Any, seeds: Any, then: Callable[[], Any] | None) -> Any:
+        ptr = self.ptr
         n = self.spec.num_envs
         mask_arr = seeds_arr = has_arr = None
         if mask is not None:
@@ -536,6 +533,7 @@ class _Handle:
                 seeds_arr[i], has_arr[i] = int(s), 1
         addr = (lambda arr: None if arr is None else arr.ctypes.data)
         self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)), "reset")
+        return None if then is None else then()
 
     def reset_with_params(self, i: int, params: Any) -> np.ndarray:
         """Reset env i with a task's episode parameters; return a copy of its first observation."""
@@ -543,14 +541,15 @@ class _Handle:
             raise ValueError(f"reset_with_params: task {self.spec.task!r} takes no episode parameters")
         if params is None:
             raise TypeError("reset_with_params: params is None; give the episode parameters (mdvec.episode_params)")
-        p, keep = self.hooks.pack_params(params, self.dims)
-        ptr = self.enter("reset_with_params")
-        try:
-            self.check(lib().mdvec_reset_with_params(ptr, int(i), ctypes.byref(p)), "reset_with_params")
+        p, keep = self.hooks.pack_params(params, self.dims)  # keep: the arrays p points into, alive past the call
+
+        def reset() -> np.ndarray:
+            self.check(lib().mdvec_reset_with_params(self.ptr, int(i), ctypes.byref(p)), "reset_with_params")
             return self.obs[i].copy()
-        finally:
-            self.lock.release()
-            del keep  # the arrays had to outlive the call
+
+        out = self.read("reset_with_params", reset)
+        del keep
+        return out
 
     def get_state(self, i: int, sig: int) -> np.ndarray:
         """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
@@ -565,14 +564,13 @@ class _Handle:
             raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
         if not 0 <= sig < 2**32:
             raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
-        ptr = self.enter("get_state")
-        try:
-            size = lib().mdvec_state_size(ptr, int(sig))
+        def state() -> np.ndarray:
+            size = lib().mdvec_state_size(self.ptr, int(sig))
             out = np.zeros(size, np.float64)
-            self.check(lib().mdvec_get_state(ptr, int(i), int(sig), out.ctypes.data, size), "get_state")
+            self.check(lib().mdvec_get_state(self.ptr, int(i), int(sig), out.ctypes.data, size), "get_state")
             return out
-        finally:
-            self.lock.release()
+
+        return self.read("get_state", state)
 
     def model_path(self) -> Path:
         """Return the MJCF file the envs' model came from."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ._adapters import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys
+from ._adapters import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
 from ._adapters import reset_mask as _reset_mask
 from ._adapters import vector_seeds
 
@@ -187,8 +187,8 @@ class VectorEnv:
         """
         seeds = vector_seeds(seed, self.num_envs)
         mask = _reset_mask(options, self.num_envs)
-        if seeds is not None and not isinstance(seed, (list, tuple, np.ndarray)):
-            self._seeded(int(seeds[0]))
+        if is_int(seed):
+            self._seeded(int(seed))
         self._env.reset_envs(mask=mask, seeds=seeds)
         reset = self._all if mask is None else mask
         self._finished[reset] = False

@@ -149,3 +149,24 @@ def test_rendering_halfcheetah_writes_no_mujoco_log(tmp_path: Path) -> None:
         pytest.skip("Gymnasium's MuJoCo envs need gymnasium[mujoco]")
     assert "DONE" in out.stdout, out.stderr[-2000:]
     assert list(tmp_path.iterdir()) == [], list(tmp_path.iterdir())
+
+
+def test_render_a_gymnasium_task_with_the_zero_action_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """render --policy hold-pose --env Hopper-v5: the baseline (all-zero actions) drawn from the C env."""
+    from mdvec import render
+    from mdvec.gym_tasks import gymnasium_mujoco_unavailable
+
+    pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
+    if gymnasium_mujoco_unavailable():
+        pytest.skip(gymnasium_mujoco_unavailable())
+    gif = tmp_path / "hopper.gif"
+    code = render.main(["--policy", "hold-pose", "--env", "Hopper-v5", "--out", str(gif), "--width", "48",
+                        "--height", "32", "--fps", "25", "-o", "max_episode_steps=10"])
+    if code == 3:
+        pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
+    printed = capsys.readouterr().out
+    assert code == 0 and "episode 1: return" in printed and "10 steps, truncated" in printed, printed
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.size == (48, 32) and im.n_frames >= 2
