@@ -70,5 +70,5 @@ print("mdvec.sb3.make_vec_env(4): obs", obs.shape, "reward", reward.shape, rewar
 venv.close()
 PY
 
-# The README's Python blocks again, now with the extras: every block must run (--all).
-"$py" "$ROOT/ci/readme.py" "$ROOT/README.md" "$ROOT/examples/c/hold_pose.c" --all
+# README.md's and docs/'s blocks and commands again, now with the extras: every one must run (--all).
+"$py" "$ROOT/ci/readme.py" --all

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Stage wheel: the README's first command in a fresh venv, `pip install .` (meson-python, build
-# isolation, the pinned mujoco), then from another directory: `import mdvec`, the README's examples
-# (ci/readme.py), `python -m mdvec demo`, and `python -m mdvec bench --quick` (its results land in
-# ./mdvec-bench-results; without a source checkout's mdvec_bench it skips the bare C column, saying
-# how to build it). The extras stage (ci/extras.sh) goes on in this venv.
+# isolation, the pinned mujoco), then from another directory: `import mdvec`, the examples and
+# commands of README.md and docs/ that need no extra (ci/readme.py), `python -m mdvec demo`, and
+# `python -m mdvec bench --quick` (its results land in ./mdvec-bench-results; without a source
+# checkout's mdvec_bench it skips the bare C column, saying how to build it). The extras stage
+# (ci/extras.sh) goes on in this venv.
 source "$(dirname "$0")/lib.sh"
 WVENV=$ROOT/.venv-ci-wheel
 rm -rf "$WVENV"
@@ -27,7 +28,7 @@ env = mdvec.VecEnv(2)
 print("VecEnv(2).reset().shape:", env.reset().shape)
 env.close()
 PY
-"$WVENV/bin/python" "$ROOT/ci/readme.py" "$ROOT/README.md" "$ROOT/examples/c/hold_pose.c"
+"$WVENV/bin/python" "$ROOT/ci/readme.py"   # README.md and docs/*.md: blocks and commands that need no extra
 "$WVENV/bin/python" -m mdvec demo
 env -u MDVEC_BENCH "$WVENV/bin/python" -m mdvec bench --quick --no-plot --backends "mdvec,bare C"
 "$WVENV/bin/python" - <<'PY'
