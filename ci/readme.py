@@ -15,9 +15,9 @@ Each fenced block must name its language:
   must be listed in COMMANDS, once: RUN (this script runs it, with `python` this interpreter), ELSEWHERE
   (a CI stage or test runs it; the file named must exist) or EXEMPT (with the reason it is not run).
 - ```text: not code (formulas, output).
-Every file a document names under bench/results/ must exist. An excerpt may leave lines out with a line `...` (or `/* ... */`, `// ...`, `# ...`); the pieces between
+An excerpt may leave lines out with a line `...` (or `/* ... */`, `// ...`, `# ...`); the pieces between
 must occur in one file, in order, whitespace aside. A table entry that matches nothing fails too, so the
-tables stay in step with the documents.
+tables stay in step with the documents. Every file a document's text names under bench/results/ must exist.
 """
 
 from __future__ import annotations
@@ -38,12 +38,13 @@ ADAPTERS = {"mdvec.gym": "gymnasium", "mdvec.sb3": "stable_baselines3", "mdvec.r
 EXTRA_MODULES = {"gymnasium": "gymnasium", "sb3": "stable_baselines3"}  # a RUN command's extra -> its module
 
 # Python and C blocks that neither run nor are excerpts: (document, a line of the block) -> why.
-ABRIDGED = "an abridged illustration, not a verbatim excerpt (docs/adding_a_task.md is being rewritten around checked excerpts)"
+ABRIDGED = ("an abridged illustration, not a verbatim excerpt "
+            "(docs/adding_a_task.md is being rewritten around checked excerpts)")
 EXEMPT_BLOCKS = {
     ("docs/adding_a_task.md", "const mdv_task mdv_task_hopper_v5 = {"): ABRIDGED,
     ("docs/adding_a_task.md", "static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {"): ABRIDGED,
-    ("docs/adding_a_task.md", "static const mdv_field walker_info[GW_N_INFO] = {   /* gym_mujoco.c: Hopper's and Walker2d's */"):
-        ABRIDGED,
+    ("docs/adding_a_task.md", ("static const mdv_field walker_info[GW_N_INFO] = {"
+                               "   /* gym_mujoco.c: Hopper's and Walker2d's */")): ABRIDGED,
     ("docs/adding_a_task.md", "double x_position_before = d->qpos[0];"): ABRIDGED,
     ("docs/duck_task.md", "# v1"):
         "the reward as formulas, names from the surrounding text (mdvec.reference computes it; the contract compares)",
@@ -115,17 +116,17 @@ COMMANDS = {
         (EXEMPT, "needs the hour-long run above; tests/py/test_train.py: test_render_writes_a_gif_with_the_shoves"),
     "python -m mdvec train --env Hopper-v5 --backend mdvec --envs 4 --n-steps 128 --batch-size 128 "
     "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_c":
-        (ELSEWHERE, "tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
-                    "both backends at smaller scale"),
+        (ELSEWHERE, ("tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
+                     "both backends at smaller scale")),
     "python -m mdvec train --env Hopper-v5 --backend processes --envs 4 --n-steps 128 --batch-size 128 "
     "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_gym":
-        (ELSEWHERE, "tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
-                    "both backends at smaller scale"),
+        (ELSEWHERE, ("tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
+                     "both backends at smaller scale")),
     "python -m mdvec evaluate --policy runs/hopper_c/policy.zip --seeds 1,2 --episodes 5":
         (ELSEWHERE, "tests/py/test_train.py: test_train_command_on_hopper_and_evaluate_it"),
     "python -m mdvec render --policy runs/hopper_c/policy.zip --out hopper.gif":
-        (ELSEWHERE, "tests/py/test_render_gl.py: test_render_a_gymnasium_task_with_the_zero_action_baseline "
-                    "(Hopper-v5; a trained policy's render: test_train.py on the duck)"),
+        (ELSEWHERE, ("tests/py/test_render_gl.py: test_render_a_gymnasium_task_with_the_zero_action_baseline "
+                     "(Hopper-v5; a trained policy's render: test_train.py on the duck)")),
     # docs/benchmarks.md, docs/benchmarks_v5.md
     ".venv-envpool/bin/python bench/v5_sidebyside.py":
         (EXEMPT, "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own"),
@@ -180,9 +181,10 @@ def fenced_blocks(text: str) -> list[tuple[str, str, int]]:
 ELISION = re.compile(r"^\s*(\.\.\.|/\* \.\.\. \*/|// \.\.\.|# \.\.\.)\s*$")
 
 
-def excerpt_source(code: str, suffixes: tuple[str, ...], sources: dict[str, list[Path]]) -> Path | None:
+def excerpt_source(code: str, suffixes: tuple[str, ...], sources: dict[tuple[str, ...], list[Path]]) -> Path | None:
     """Return the first source file (of the suffixes) holding code's pieces in order, or None."""
-    pieces, piece = [], []
+    pieces: list[str] = []
+    piece: list[str] = []
     for line in code.splitlines():
         if ELISION.match(line):
             pieces.append(squash("\n".join(piece)))
@@ -244,7 +246,7 @@ def run_command(cmd: str) -> int:
     """Run one command with bash, this interpreter's directory first on PATH; return its exit status."""
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     print(f"readme:   $ {cmd}", flush=True)
-    return subprocess.run(["bash", "-c", cmd], env=env).returncode
+    return subprocess.run(["bash", "-c", cmd], env=env, check=False).returncode
 
 
 def check(docs: list[Path], run_all: bool) -> list[str]:
