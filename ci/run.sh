@@ -9,7 +9,8 @@
 #   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
 #   stacks    oldest numpy + Gymnasium 1.2.2 suite; numpy 1.x refused      ci/stacks.sh
 #   installs  the README's test command in a core-only and a gymnasium-without-[mujoco] venv  ci/installs.sh
-#   wheel     pip install . in a fresh venv, import elsewhere, demo, bench ci/wheel.sh
+#   wheel     ci/build_wheel.sh (sdist + manylinux wheel); the wheel installed with no compiler on
+#             PATH, demo, bench, contract --quick; examples/c built against the pip install  ci/wheel.sh
 #   extras    pip install "mdvec[gymnasium]" there, gymnasium.make(_vec)   ci/extras.sh
 #   install   meson install + examples/c/Makefile through pkg-config       ci/install.sh
 #   asan      C suite with -Db_sanitize=address,undefined                  ci/sanitize.sh asan

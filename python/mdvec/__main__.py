@@ -1,4 +1,4 @@
-"""Command line: ``python -m mdvec {demo,contract,bench,calibrate,train,evaluate,render}``; ``-h`` on each."""
+"""Command line: ``python -m mdvec {demo,contract,bench,calibrate,train,evaluate,render,config}``; ``-h`` on each."""
 
 from __future__ import annotations
 
@@ -163,12 +163,14 @@ FORWARDED = {
     "train": "train a PPO policy (SB3) on --backend mdvec|processes (needs mdvec[sb3])",
     "evaluate": "evaluate a policy vs hold-pose on the reference duck (needs mdvec[sb3])",
     "render": "render episodes of a policy or hold-pose to a GIF/MP4 (EGL by default)",
+    "config": "C/C++ build flags of the pip-installed libmdvec, Gymnasium's model files (= mdvec-config)",
 }
+MODULES = {"config": ".tools.config"}  # where a forwarded command's module is not .NAME
 
 
 def _forward(name: str, args: argparse.Namespace) -> int:
     """Import the subcommand's module only now (train/evaluate import torch and SB3 lazily too)."""
-    module = importlib.import_module(f".{name}", __package__)
+    module = importlib.import_module(MODULES.get(name, f".{name}"), __package__)
     return module.main(args.rest)
 
 

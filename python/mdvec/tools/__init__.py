@@ -1,0 +1,1 @@
+"""mdvec's command-line tools (``python -m mdvec COMMAND``), one module each."""

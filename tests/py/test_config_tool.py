@@ -1,0 +1,146 @@
+"""mdvec-config (python/mdvec/tools/config.py): its answers, from a package laid out as the wheel installs
+it (built here in a temporary site-packages: the Python package, libmdvec.so.1, include/mdvec.h and
+pkgconfig/mdvec.pc rendered from libmdvec/mdvec-wheel.pc.in, next to the mujoco package), and its exit
+codes. The wheel itself is built, installed and used from C by the CI's wheel stage (ci/wheel.sh)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import mujoco
+import pytest
+
+import mdvec
+from mdvec.tools import config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site-packages holding mdvec as the wheel lays it out, and (a link to) the real mujoco package."""
+    from mdvec.vecenv import lib
+
+    site = tmp_path_factory.mktemp("site")
+    pkg = site / "mdvec"
+    shutil.copytree(ROOT / "python" / "mdvec", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(lib().path, pkg / "libmdvec.so.1")  # the build's library; its soname is libmdvec.so.1 too
+    (pkg / "include").mkdir()
+    shutil.copy(ROOT / "libmdvec" / "include" / "mdvec.h", pkg / "include")
+    (pkg / "pkgconfig").mkdir()
+    template = (ROOT / "libmdvec" / "mdvec-wheel.pc.in").read_text()
+    for name, value in (("VERSION", mdvec.__version__), ("ABI_MAJOR", "1"), ("DESCRIPTION", "mdvec")):
+        template = template.replace(f"@{name}@", value)
+    (pkg / "pkgconfig" / "mdvec.pc").write_text(template)
+    (site / "mujoco").symlink_to(Path(mujoco.__file__).resolve().parent)
+    return site
+
+
+def run(site: Path | None, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m mdvec config ARGS`` with mdvec imported from site (the checkout's when None)."""
+    env = {k: v for k, v in os.environ.items() if k != "MDVEC_LIB"}
+    env["PYTHONPATH"] = str(site if site is not None else ROOT / "python")
+    return subprocess.run([sys.executable, "-m", "mdvec", "config", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+
+
+def test_flags_and_pkgconfigdir_name_the_installed_files(site: Path) -> None:
+    pkg = site / "mdvec"
+    r = run(site, "--cflags", "--libs", "--pkgconfigdir")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        f"-I{pkg}/include {pkg}/libmdvec.so.1 -Wl,-rpath,{pkg} -Wl,-rpath-link,{site}/mujoco",
+        f"{pkg}/pkgconfig",
+    ]
+    assert run(site, "--libs").stdout.split()[0] == f"{pkg}/libmdvec.so.1"
+    assert run(site, "--cflags").stdout == f"-I{pkg}/include\n"
+
+
+def test_pkg_config_reads_the_relocatable_file_to_the_same_paths(site: Path) -> None:
+    if shutil.which("pkg-config") is None:
+        pytest.skip("pkg-config is not installed")
+    pcdir = run(site, "--pkgconfigdir").stdout.strip()
+    r = subprocess.run(["pkg-config", "--cflags", "--libs", "mdvec"], capture_output=True, text=True,
+                       env={**os.environ, "PKG_CONFIG_PATH": pcdir}, check=True)
+
+    def normalised(flags: str) -> list[str]:
+        out = []
+        for flag in flags.split():
+            head = next((h for h in ("-I", "-Wl,-rpath,", "-Wl,-rpath-link,") if flag.startswith(h)), "")
+            out.append(head + os.path.normpath(flag[len(head):]))
+        return sorted(out)
+
+    assert "/pkgconfig/.." in r.stdout  # pkg-config's own ${pcfiledir} arithmetic, not a copy of ours
+    assert normalised(r.stdout) == normalised(run(site, "--cflags", "--libs").stdout)
+
+
+def test_a_c_program_built_with_the_flags_runs_without_ld_library_path(site: Path, tmp_path: Path) -> None:
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc)")
+    flags = run(site, "--cflags", "--libs").stdout.split()
+    exe = tmp_path / "hold_pose"
+    subprocess.run([cc, "-O2", "-o", str(exe), str(ROOT / "examples" / "c" / "hold_pose.c"), *flags], check=True,
+                   capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "8 envs x 2 threads, 8 episodes" in r.stdout
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert f"libmdvec.so.1 => {site}/mdvec/libmdvec.so.1" in ldd
+
+
+@pytest.mark.parametrize("args", [["--no-such-flag"], [], ["--cflags", "--bogus"], ["--model"]])
+def test_bad_usage_prints_usage_and_exits_2(site: Path, args: list[str]) -> None:
+    r = run(site, *args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("usage: mdvec-config")
+    assert r.stdout == ""
+
+
+def test_unknown_task_exits_2_naming_the_tasks(site: Path) -> None:
+    r = run(site, "--model", "Hopper-v4")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "unknown task 'Hopper-v4'" in r.stderr and "Hopper-v5" in r.stderr and "Pusher-v5" in r.stderr
+
+
+def test_gymnasium_model_file_and_assets(site: Path) -> None:
+    if importlib.util.find_spec("gymnasium") is None:
+        pytest.skip("gymnasium is not installed")
+    import gymnasium
+
+    assets = Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets"
+    r = run(site, "--gym-assets", "--model", "Walker2d-v5")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [str(assets), str(assets / "walker2d_v5.xml")]
+    assert (assets / "walker2d_v5.xml").is_file()
+
+
+def test_without_gymnasium_model_and_assets_exit_2_saying_what_to_install(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gymnasium" else real(name, *a))
+    for args in (["--model", "Hopper-v5"], ["--gym-assets"]):
+        assert config.main(args) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "gymnasium is not installed" in err and "pip install" in err
+
+
+def test_a_source_checkout_is_not_a_pip_install() -> None:
+    r = run(None, "--cflags")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "not a pip install" in r.stderr and "mdvec.pc" in r.stderr
+
+
+def test_read_pc_refuses_an_undefined_variable(tmp_path: Path) -> None:
+    pc = tmp_path / "x.pc"
+    pc.write_text("prefix=${pcfiledir}/..\nCflags: -I${includedir}\n")
+    with pytest.raises(config.ConfigError, match="undefined variable"):
+        config.read_pc(pc)
+    pc.write_text("# comment\nprefix=${pcfiledir}/..\nincludedir=${prefix}/include\nCflags: -I${includedir}\n")
+    assert config.read_pc(pc) == {"Cflags": f"-I{tmp_path.parent}/include"}
