@@ -35,6 +35,7 @@ class TaskEntry:
     render_fps: int | None = None  # None: round(1 / dt) of each env (as Gymnasium's MujocoEnv)
     max_episode_steps: int | None = None  # the registration's (gymnasium.make adds a TimeLimit); None for the duck
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
+    reward_threshold: float | None = None  # the registration's (gymnasium's EnvSpec.reward_threshold)
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
@@ -64,7 +65,7 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     ``gymnasium.Env`` or a core (see ``mdvec.gym.env``). A gymnasium.Env reference is seeded with the
     constructor seed on its first reset without a seed. ``defaults``: keyword arguments the id
     passes unless overridden (task options). ``render_fps``: None for each env's round(1 / dt).
-    ``details``: the other TaskEntry fields (max_episode_steps, render_kwargs). Registering the same id
+    ``details``: the other TaskEntry fields (max_episode_steps, render_kwargs, reward_threshold). Registering the same id
     again replaces the entry.
     Return the entry (``entry.env_class`` and ``entry.vector_class`` are the classes).
     """
@@ -83,7 +84,8 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     if env_id in gymnasium.registry:
         del gymnasium.registry[env_id]  # re-registration replaces silently
     gymnasium.register(id=env_id, entry_point=env_class, vector_entry_point=vector_class,
-                       kwargs=dict(entry.defaults), max_episode_steps=entry.max_episode_steps)
+                       kwargs=dict(entry.defaults), max_episode_steps=entry.max_episode_steps,
+                       reward_threshold=entry.reward_threshold)
     TASKS[env_id] = entry
     return entry
 
@@ -108,10 +110,11 @@ def _register_catalogue_task(task: str) -> None:
     if not env_id or not reference:
         return
     defaults = {o.name: o.default for o in task_options(task)}
-    render_kwargs = task_meta(task, "render_kwargs")
+    render_kwargs, threshold = task_meta(task, "render_kwargs"), task_meta(task, "reward_threshold")
     register_task(env_id, task, reference if is_gymnasium_id(reference) else entry_point_reference(reference), {},
                   max_episode_steps=defaults.get("max_episode_steps"),
-                  render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else ())
+                  render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else (),
+                  reward_threshold=None if threshold is None else float(threshold))
 
 
 def register_builtin() -> None:
