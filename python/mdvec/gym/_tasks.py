@@ -76,7 +76,9 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     metadata = {"render_modes": ["rgb_array"], "render_fps": entry.render_fps}
     env_class = type(name + "Env", (MdvecTaskEnv,), {
         "entry": entry, "metadata": metadata,
-        "__doc__": f"{env_id} as one gymnasium.Env (backend 'c' or 'reference', same bits): {task_summary(task)}."})
+        "__doc__": f"{env_id} as one gymnasium.Env (backend 'c' or 'reference', same bits): {task_summary(task)}.\n\n"
+                   "Keywords: backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, "
+                   f"height, camera, and the task options (mdvec.task_options({task!r}))."})
     vector_class = type(name + "VectorEnv", (MdvecVectorEnv,), {
         "entry": entry, "__doc__": f"{env_id}: N envs in C as a gymnasium.vector.VectorEnv."})
     object.__setattr__(entry, "env_class", env_class)
