@@ -175,7 +175,7 @@ def task_meta(task: str | None, key: str) -> str | None:
 def is_gymnasium_id(reference: str | None) -> bool:
     """True when a task's "reference" metadata is a Gymnasium id ("Hopper-v5"), not a Python entry point
     ("module:attr") or None."""
-    return bool(reference) and ":" not in reference  # type: ignore[operator]
+    return reference is not None and reference != "" and ":" not in reference
 
 
 def _parse_default(type_: str, text: str | None) -> Any:
