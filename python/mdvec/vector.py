@@ -25,6 +25,7 @@ from ._adapters import RESET, STEP, FrameRenderer, as_actions, autoreset_name, i
 from ._adapters import reset_mask as _reset_mask
 from ._adapters import vector_seeds
 
+
 @dataclass(frozen=True)
 class Space:
     """A box of values, as the core install describes a space: shape, dtype and inclusive bounds."""
