@@ -56,7 +56,7 @@ extern "C" {
 /*---------------------------------- Version -------------------------------------------------------*/
 
 #define MDVEC_VERSION_MAJOR 1
-#define MDVEC_VERSION_MINOR 2
+#define MDVEC_VERSION_MINOR 3
 #define MDVEC_VERSION_PATCH 0
 #define MDVEC_VERSION_NUMBER (MDVEC_VERSION_MAJOR * 10000 + MDVEC_VERSION_MINOR * 100 + MDVEC_VERSION_PATCH)
 
@@ -312,6 +312,9 @@ typedef struct mdvec_spec_ {     /* what a handle runs; filled by mdvec_spec */
   int nq, nv;                    /* physics sizes of one env */
   int autoreset;                 /* MDVEC_AUTORESET_* */
   const char *model_path;        /* the MJCF file the envs were loaded from; NULL: a built-in model */
+  /* appended in 1.3 (a 1.1-sized struct is still accepted: these are then left as they were) */
+  double dt;                     /* seconds of simulated time per env step (MuJoCo timestep * steps per step) */
+  int reward_kind;               /* MDVEC_KIND_*: the Python type of the reference's single-env reward */
 } mdvec_spec_t;
 
 typedef struct mdvec_field_ {    /* one info field; filled by mdvec_info_field */
@@ -319,10 +322,12 @@ typedef struct mdvec_field_ {    /* one info field; filled by mdvec_info_field *
   const char *name;              /* e.g. "x_position" */
   int dtype;                     /* MDVEC_DTYPE_F64, _I64, _BOOL or _ACTION (all stored as float64) */
   int when;                      /* MDVEC_INFO_STEP | MDVEC_INFO_RESET bits */
+  /* appended in 1.3 (a 1.1-sized struct is still accepted: this is then left as it was) */
+  int kind;                      /* MDVEC_KIND_*: the Python type of the reference's single-env value */
 } mdvec_field_t;
 
-/* Fill spec (its struct_size set) with the handle's task, sizes and modes; return MDVEC_OK or
- * MDVEC_ERR_ARG. */
+/* Fill spec (its struct_size set: this header's size, or the 1.1 one, which gets the 1.1 fields) with the
+ * handle's task, sizes and modes; return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_spec(const mdvec_t *env, mdvec_spec_t *spec);
 
 /* Return the action lower bounds, (act_dim) float64, or NULL for a NULL handle. */
@@ -331,8 +336,8 @@ MDVEC_API const double *mdvec_action_low(const mdvec_t *env);
 /* Return the action upper bounds, (act_dim) float64, or NULL for a NULL handle. */
 MDVEC_API const double *mdvec_action_high(const mdvec_t *env);
 
-/* Fill field (its struct_size set) with info field k (0 <= k < n_info); return MDVEC_OK or
- * MDVEC_ERR_ARG. */
+/* Fill field (its struct_size set: this header's size, or the 1.1 one, which gets the 1.1 fields) with info
+ * field k (0 <= k < n_info); return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_info_field(const mdvec_t *env, int k, mdvec_field_t *field);
 
 /*---------------------------------- Buffers (1.1) -------------------------------------------------*/
@@ -412,6 +417,30 @@ MDVEC_API size_t mdvec_state_size(const mdvec_t *env, unsigned int sig);
 /* Write env i's state (mj_getState(model, data, state, sig)) into state, which holds size doubles;
  * return MDVEC_OK, or MDVEC_ERR_ARG (NULL, index out of range, invalid sig, size too small). */
 MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, double *state, size_t size);
+
+/*================================== 1.3: registration metadata ===================================*/
+/* What bindings need to register a task as a Gymnasium-style env and to give its values the Python types
+ * of its reference, declared once by the task. */
+
+#define MDVEC_KIND_FLOAT 1   /* a Python float */
+#define MDVEC_KIND_NUMPY 2   /* a numpy scalar of the value's dtype: numpy.float64 (numpy.float32 for an
+                                MDVEC_DTYPE_ACTION field of float32 actions) */
+#define MDVEC_KIND_INT 3     /* a Python int */
+#define MDVEC_KIND_BOOL 4    /* a Python bool */
+
+/* Return metadata `key` of the named task (NULL: the default task) as static text, or NULL when the task
+ * or the key is unknown or the task declares no value for it. Keys (more may be added; none is removed):
+ *   "id"                the Gymnasium-style id bindings register for it ("mdvec/Hopper-v5"; the duck:
+ *                       "mdvec/DuckBalance-v0")
+ *   "reference"         what the task equals bit for bit: a Gymnasium id ("Hopper-v5") or a Python entry
+ *                       point "module:attr" called as attr(seed=..., **options) ("mdvec.reference:DuckEnv")
+ *   "reward_threshold"  the registration's reward threshold, a number ("3800.0"); NULL: none
+ *   "render_kwargs"     ','-separated keywords of the reference that only concern rendering (not options)
+ *   "index_options"     ','-separated MDVEC_OPT_STRING options that also take an integer index (given
+ *                       to the library as its text), e.g. Ant-v5's "main_body"
+ * The episode limit a registration uses is the default of the task's "max_episode_steps" option; render
+ * rates follow from mdvec_spec_t.dt. */
+MDVEC_API const char *mdvec_task_meta(const char *task, const char *key);
 
 /*================================== Legacy: the duck's 1.0 interface =============================*/
 /* Kept for the callers of 1.0, with the behaviour it had; it speaks of the default task, the duck (its

@@ -531,6 +531,21 @@ int mdvec_task_constant(const char *task, int k, mdvec_constant_t *c) {
   return MDVEC_OK;
 }
 
+const char *mdvec_task_meta(const char *task, const char *key) {
+  const mdv_task *t = mdv_task_find(task);
+  if (!t || !key) return NULL;
+  const struct { const char *key, *value; } meta[] = {
+    {"id", t->gym_id},
+    {"reference", t->reference},
+    {"reward_threshold", t->reward_threshold},
+    {"render_kwargs", t->render_kwargs},
+    {"index_options", t->index_options},
+  };
+  for (size_t k = 0; k < sizeof meta / sizeof meta[0]; k++)
+    if (!strcmp(meta[k].key, key)) return meta[k].value;
+  return NULL;
+}
+
 /*---------------------------------- Dimensions, spec and buffers ----------------------------------*/
 
 int mdvec_dims(const mdvec_t *h, mdvec_dims_t *dims) {
@@ -542,18 +557,42 @@ int mdvec_dims(const mdvec_t *h, mdvec_dims_t *dims) {
   return MDVEC_OK;
 }
 
+/* The 1.1 layouts of the structs 1.3 appended to: a caller built against 1.1 or 1.2 passes these sizes. */
+#define SPEC_V11_SIZE offsetof(mdvec_spec_t, dt)
+#define FIELD_V11_SIZE offsetof(mdvec_field_t, kind)
+
+/* Return the bytes of a caller's struct to fill (its struct_size): the 1.1 layout's, this one's, or 0 for
+ * another size. */
+static size_t filled_size(size_t size, size_t v11, size_t full) {
+  return size == v11 ? v11 : size >= full ? full : 0;
+}
+
+/* Return MDVEC_KIND_* of a value of dtype: bool and int fields are bool and int, floats the task's. */
+static int value_kind(const mdv_task *t, const char *name, int dtype) {
+  for (const mdv_field_kind *k = t->info_kinds; k && k->name; k++)
+    if (!strcmp(k->name, name)) return k->kind;
+  if (dtype == MDVEC_DTYPE_BOOL) return MDVEC_KIND_BOOL;
+  if (dtype == MDVEC_DTYPE_I64) return MDVEC_KIND_INT;
+  return t->float_kind ? t->float_kind : MDVEC_KIND_FLOAT;
+}
+
 int mdvec_spec(const mdvec_t *h, mdvec_spec_t *spec) {
-  if (!h || !spec || spec->struct_size < sizeof *spec) return MDVEC_ERR_ARG;
+  size_t size = spec ? filled_size(spec->struct_size, SPEC_V11_SIZE, sizeof *spec) : 0;
+  if (!h || !size) return MDVEC_ERR_ARG;
   const mdv_spec *s = &h->spec;
-  *spec = (mdvec_spec_t){sizeof *spec, h->task->name, h->num_envs, h->threads, s->obs_dim, s->obs_dtype, s->act_dim,
-                         s->n_info, s->max_episode_steps, s->nq, s->nv, h->autoreset, s->model_path};
+  mdvec_spec_t out = {size, h->task->name, h->num_envs, h->threads, s->obs_dim, s->obs_dtype, s->act_dim,
+                      s->n_info, s->max_episode_steps, s->nq, s->nv, h->autoreset, s->model_path, s->dt,
+                      h->task->reward_kind ? h->task->reward_kind : MDVEC_KIND_FLOAT};
+  memcpy(spec, &out, size);
   return MDVEC_OK;
 }
 
 int mdvec_info_field(const mdvec_t *h, int k, mdvec_field_t *field) {
-  if (!h || !field || field->struct_size < sizeof *field || k < 0 || k >= h->spec.n_info) return MDVEC_ERR_ARG;
+  size_t size = field ? filled_size(field->struct_size, FIELD_V11_SIZE, sizeof *field) : 0;
+  if (!h || !size || k < 0 || k >= h->spec.n_info) return MDVEC_ERR_ARG;
   const mdv_field *f = &h->spec.info[k];
-  *field = (mdvec_field_t){sizeof *field, f->name, f->dtype, f->when};
+  mdvec_field_t out = {size, f->name, f->dtype, f->when, value_kind(h->task, f->name, f->dtype)};
+  memcpy(field, &out, size);
   return MDVEC_OK;
 }
 

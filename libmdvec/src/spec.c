@@ -1,4 +1,5 @@
 /* spec.c: what a task's create declared, checked before the generic layer sizes anything from it. */
+#include <math.h>
 #include <stdio.h>
 
 #include "task.h"
@@ -24,6 +25,7 @@ int mdv_spec_check(const char *task, const mdv_spec *sp, char *msg, size_t n) {
   if (sp->max_episode_steps < 0) BAD("max_episode_steps %d", task, sp->max_episode_steps);
   if (sp->nq <= 0 || sp->nv < 0 || sp->nbody <= 0) BAD("nq %d, nv %d, nbody %d", task, sp->nq, sp->nv, sp->nbody);
   if (sp->env_size == 0) BAD("env_size 0", task);
+  if (!(sp->dt > 0.0 && sp->dt < HUGE_VAL)) BAD("dt %g (must be positive and finite)", task, sp->dt);
 #undef BAD
   return MDVEC_OK;
 }

@@ -78,6 +78,7 @@ typedef struct mdv_spec_ {         /* what a configured task declares; filled by
   int nq, nv, nbody;               /* physics sizes of one env's model */
   size_t env_size;                 /* bytes of one env's state struct */
   const char *model_path;          /* the MJCF file the model came from; NULL for a built-in model */
+  double dt;                       /* seconds of simulated time per env step (timestep * steps per step) */
 } mdv_spec;
 
 typedef struct mdv_out_ {          /* where one env writes one step's or one reset's results */
@@ -88,6 +89,11 @@ typedef struct mdv_out_ {          /* where one env writes one step's or one res
   double *info;                    /* field k at info[k * stride]: step info, or reset info on reset */
   size_t stride;                   /* distance between info fields (N) */
 } mdv_out;
+
+typedef struct mdv_field_kind_ {  /* an info field whose value's Python type is not the task's float_kind */
+  const char *name;                /* the field's name */
+  int kind;                        /* MDVEC_KIND_* */
+} mdv_field_kind;
 
 /*---------------------------------- The task ------------------------------------------------------*/
 
@@ -147,6 +153,18 @@ typedef struct mdv_task_ {
 
   /* Fill the task-specific v1 dims fields (n_pushes, max_latency). */
   void (*v1_dims)(const void *shared, mdvec_dims_t *dims);
+
+  /* Registration metadata (1.3), read by mdvec_task_meta; NULL: none. Numbers as text. */
+  const char *gym_id;              /* the Gymnasium-style id bindings register ("mdvec/Hopper-v5") */
+  const char *reference;           /* what the task equals: a Gymnasium id, or a Python entry point "module:attr" */
+  const char *reward_threshold;    /* the registration's reward_threshold ("3800.0") */
+  const char *render_kwargs;       /* ','-separated keywords of the reference that only concern rendering */
+  const char *index_options;       /* ','-separated STRING options that also take an int index (as its text) */
+
+  /* Python types of the reference's single-env values (1.3): MDVEC_KIND_*, 0 for MDVEC_KIND_FLOAT. */
+  int reward_kind;                 /* the reward */
+  int float_kind;                  /* float info values (bool fields are bool, int fields int) */
+  const mdv_field_kind *info_kinds;  /* fields that differ, ended by {NULL, 0}; NULL: none */
 } mdv_task;
 
 /* Check the spec a task's create filled (spec.c): return MDVEC_OK, or MDVEC_ERR_MODEL with a message in

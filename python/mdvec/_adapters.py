@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 import os
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -123,6 +123,15 @@ def field_bits(when: Any) -> int:
         return int(when)
     text = str(when).lower()
     return (STEP if "step" in text else 0) | (RESET if "reset" in text else 0)
+
+
+def kind_type(kind: str, dtype: np.dtype) -> Callable[[Any], Any]:
+    """How the reference's single env types a value of ``kind`` (``Spec.info_kinds``, ``Spec.reward_kind``)
+    and numpy ``dtype``: float32 values (terms of float32 actions) are np.float32; otherwise a Python
+    float, int or bool, or for "numpy" the numpy scalar of the dtype (np.float64)."""
+    if dtype == np.float32:
+        return np.float32
+    return {"float": float, "int": int, "bool": bool}.get(kind) or dtype.type
 
 
 def field_dtype(dtype: Any, action_dtype: np.dtype) -> np.dtype:

@@ -10,7 +10,7 @@ from ctypes import (POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64
 from pathlib import Path
 
 ABI_MAJOR = 1  # the header's MDVEC_VERSION_MAJOR this binding was written for
-ABI_MINOR = 2  # the minor version whose calls this binding declares
+ABI_MINOR = 3  # the minor version whose calls this binding declares
 
 # Result codes (MDVEC_OK, MDVEC_ERR_*).
 OK = 0
@@ -24,6 +24,8 @@ AUTORESET = {"disabled": 0, "same_step": 1, "next_step": 2}
 ON_ERROR = {"raise": 0, "end_episode": 1}
 OPT_INT, OPT_DOUBLE, OPT_BOOL, OPT_STRING, OPT_RANGE, OPT_IRANGE, OPT_CHOICE = 1, 2, 3, 4, 5, 6, 7
 TASK_NUMPY_DOT = 1  # mdvec_task_flags bit: the task reproduces numpy's float64 dot (cfg.dot: npdot.py)
+# The Python type of a reference's single-env value (MDVEC_KIND_*, 1.3): mdvec_spec_t.reward_kind, mdvec_field_t.kind.
+KIND_FLOAT, KIND_NUMPY, KIND_INT, KIND_BOOL = 1, 2, 3, 4
 
 
 class MdvecError(RuntimeError):
@@ -116,13 +118,15 @@ class Spec(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("task", c_char_p), ("num_envs", c_int), ("threads", c_int),
                 ("obs_dim", c_int), ("obs_dtype", c_int), ("act_dim", c_int), ("n_info", c_int),
                 ("max_episode_steps", c_int), ("nq", c_int), ("nv", c_int), ("autoreset", c_int),
-                ("model_path", c_char_p)]
+                ("model_path", c_char_p),
+                ("dt", c_double), ("reward_kind", c_int)]  # 1.3
 
 
 class Field(ctypes.Structure):
     """mdvec_field_t: one info field."""
 
-    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("dtype", c_int), ("when", c_int)]
+    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("dtype", c_int), ("when", c_int),
+                ("kind", c_int)]  # 1.3
 
 
 _U8 = POINTER(c_uint8)
@@ -155,6 +159,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_task_flags": (c_int, [c_char_p]),  # 1.2
     "mdvec_task_constant_count": (c_int, [c_char_p]),
     "mdvec_task_constant": (c_int, [c_char_p, c_int, POINTER(Constant)]),
+    "mdvec_task_meta": (c_char_p, [c_char_p, c_char_p]),  # 1.3
     "mdvec_spec": (c_int, [c_void_p, POINTER(Spec)]),
     "mdvec_action_low": (POINTER(c_double), [c_void_p]),
     "mdvec_action_high": (POINTER(c_double), [c_void_p]),

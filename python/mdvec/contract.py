@@ -27,7 +27,7 @@ from .gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
 from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
 from .npdot import NumpyDot, arithmetic, numpy_dot
-from .vecenv import Env, VecEnv, numpy_refusal, task_names, task_uses_numpy_dot
+from .vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
 # Every task the contract knows, in report order: --task takes these names.
@@ -397,7 +397,7 @@ the task rests on a numpy dot not proven exact here, see _proven), passed."""
 # reference single env (gymnasium.make_vec(..., vectorization_mode="sync", backend="reference") and
 # SB3's DummyVecEnv), same seeds, same actions, every output compared bit for bit with its dtype.
 
-GYM_ID = "mdvec/DuckBalance-v0"
+GYM_ID = task_meta(DUCK, "id")  # "mdvec/DuckBalance-v0", as the duck declares it
 # Short episodes so that autoresets come often; noise on so that seeding shows in every value.
 GYM_OPTIONS: dict[str, Any] = {"episode_len": 24, "push_window": (2, 20), "sensor_noise": True, "init_noise": 0.02}
 

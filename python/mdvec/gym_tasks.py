@@ -9,8 +9,9 @@ installed gymnasium package. What only Python can do lives here, and nothing her
   not starting with "." "/" or "~" is a file of gymnasium/envs/mujoco/assets/, "~" is expanded, the
   file must exist), made absolute; ``max_episode_steps`` as ``gymnasium.make`` takes it (None: the
   registration's, -1: no time limit, which is mdvec's 0).
-* ``GYM_TASKS``: each task's Gymnasium id, registration values and the Python types of its info
-  values, for the Gymnasium adapters (``mdvec.gym``).
+* ``GYM_TASKS``: the tasks whose reference is a Gymnasium id, with what the library declares of them
+  (ids, registration values: ``mdvec_task_meta`` and the option defaults), for the Gymnasium adapters
+  (``mdvec.gym``) and the tools.
 """
 
 from __future__ import annotations
@@ -22,85 +23,51 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from .vecenv import is_gymnasium_id, task_meta, task_names, task_options
+
 __all__ = ["GYM_TASKS", "GymTask", "assets_dir", "expand_model_path", "is_gym_task", "resolve_options"]
 
 
 @dataclass(frozen=True)
 class GymTask:
-    """One Gymnasium MuJoCo task that libmdvec implements."""
+    """One Gymnasium MuJoCo task that libmdvec implements, as the library declares it."""
 
     task: str                    # libmdvec task name (mdvec.VecEnv(task=...)), = Gymnasium's id
-    env_id: str                  # mdvec's Gymnasium id ("mdvec/Hopper-v5")
-    gym_id: str                  # Gymnasium's own id, the reference
-    xml_file: str                # Gymnasium's default model file (in its assets folder)
-    max_episode_steps: int       # gymnasium.register(max_episode_steps=...)
-    reward_threshold: float | None
-    python_float_info: tuple[str, ...] = ()  # info keys whose value is a Python float (not np.float64)
-    render_fps: int | None = None  # metadata["render_fps"] with the default model and frame_skip: round(1 / dt)
+    env_id: str                  # mdvec's Gymnasium id ("mdvec/Hopper-v5"): task_meta "id"
+    gym_id: str                  # Gymnasium's own id, the reference: task_meta "reference"
+    xml_file: str                # Gymnasium's default model file (in its assets folder): the option's default
+    max_episode_steps: int       # gymnasium.register(max_episode_steps=...): the option's default
+    reward_threshold: float | None  # task_meta "reward_threshold"
     index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
-    int_reward: bool = False     # the single env's reward is a Python int (InvertedPendulum: int(not terminated))
-    # MujocoEnv keywords that only concern rendering (no effect on the simulation); the C task has none.
-    render_kwargs: tuple[str, ...] = ("render_mode", "width", "height", "camera_id", "camera_name",
-                                      "default_camera_config", "max_geom", "visual_options")
+    render_kwargs: tuple[str, ...] = ()  # MujocoEnv keywords that only concern rendering (no C option)
 
 
-GYM_TASKS: dict[str, GymTask] = {
-    "Hopper-v5": GymTask(
-        task="Hopper-v5", env_id="mdvec/Hopper-v5", gym_id="Hopper-v5", xml_file="hopper.xml",
-        max_episode_steps=1000, reward_threshold=3800.0,
-        python_float_info=("reward_survive",),  # hopper_v5.py: is_healthy * healthy_reward
-        render_fps=125,  # dt = 0.002 * 4
-    ),
-    "Walker2d-v5": GymTask(
-        task="Walker2d-v5", env_id="mdvec/Walker2d-v5", gym_id="Walker2d-v5", xml_file="walker2d_v5.xml",
-        max_episode_steps=1000, reward_threshold=None,
-        render_fps=125,  # dt = 0.002 * 4; reward_survive: np.bool_ * float, an np.float64
-    ),
-    "HalfCheetah-v5": GymTask(
-        task="HalfCheetah-v5", env_id="mdvec/HalfCheetah-v5", gym_id="HalfCheetah-v5",
-        xml_file="half_cheetah.xml", max_episode_steps=1000, reward_threshold=4800.0, render_fps=20,  # dt = 0.01 * 5
-    ),
-    "Swimmer-v5": GymTask(
-        task="Swimmer-v5", env_id="mdvec/Swimmer-v5", gym_id="Swimmer-v5", xml_file="swimmer.xml",
-        max_episode_steps=1000, reward_threshold=360.0, render_fps=25,  # dt = 0.01 * 4
-    ),
-    "InvertedPendulum-v5": GymTask(
-        task="InvertedPendulum-v5", env_id="mdvec/InvertedPendulum-v5", gym_id="InvertedPendulum-v5",
-        xml_file="inverted_pendulum.xml", max_episode_steps=1000, reward_threshold=950.0,
-        render_fps=25,  # dt = 0.02 * 2; reward and info["reward_survive"]: int(not terminated), a Python int
-        int_reward=True,
-    ),
-    "InvertedDoublePendulum-v5": GymTask(
-        task="InvertedDoublePendulum-v5", env_id="mdvec/InvertedDoublePendulum-v5",
-        gym_id="InvertedDoublePendulum-v5", xml_file="inverted_double_pendulum.xml",
-        max_episode_steps=1000, reward_threshold=9100.0, render_fps=20,  # dt = 0.01 * 5
-        python_float_info=("reward_survive",),  # healthy_reward * int(not terminated)
-    ),
-    "Ant-v5": GymTask(
-        task="Ant-v5", env_id="mdvec/Ant-v5", gym_id="Ant-v5", xml_file="ant.xml",
-        max_episode_steps=1000, reward_threshold=6000.0,
-        render_fps=20,  # dt = 0.01 * 5
-        index_or_name_options=("main_body",),  # data.body(main_body): an index or a body name
-    ),  # reward_survive: np.bool_ * float, an np.float64
-    "Humanoid-v5": GymTask(
-        task="Humanoid-v5", env_id="mdvec/Humanoid-v5", gym_id="Humanoid-v5", xml_file="humanoid.xml",
-        max_episode_steps=1000, reward_threshold=None,
-        render_fps=67,  # dt = 0.003 * 5
-    ),  # info tendon_length/tendon_velocity (arrays in Gymnasium) are the C fields "tendon_length[k]", ...
-    "HumanoidStandup-v5": GymTask(
-        task="HumanoidStandup-v5", env_id="mdvec/HumanoidStandup-v5", gym_id="HumanoidStandup-v5",
-        xml_file="humanoidstandup.xml", max_episode_steps=1000, reward_threshold=None,
-        render_fps=67,  # dt = 0.003 * 5
-    ),
-    "Reacher-v5": GymTask(
-        task="Reacher-v5", env_id="mdvec/Reacher-v5", gym_id="Reacher-v5", xml_file="reacher.xml",
-        max_episode_steps=50, reward_threshold=-3.75, render_fps=50,  # dt = 0.01 * 2
-    ),
-    "Pusher-v5": GymTask(
-        task="Pusher-v5", env_id="mdvec/Pusher-v5", gym_id="Pusher-v5", xml_file="pusher_v5.xml",
-        max_episode_steps=100, reward_threshold=0.0, render_fps=20,  # dt = 0.01 * 5
-    ),
-}
+def _words(text: str | None) -> tuple[str, ...]:
+    return tuple(text.split(",")) if text else ()
+
+
+def _gym_task(task: str, env_id: str, gym_id: str) -> GymTask:
+    """The GymTask of a library task whose reference is a Gymnasium id."""
+    defaults = {o.name: o.default for o in task_options(task)}
+    threshold = task_meta(task, "reward_threshold")
+    return GymTask(task=task, env_id=env_id, gym_id=gym_id, xml_file=defaults["xml_file"],
+                   max_episode_steps=defaults["max_episode_steps"],
+                   reward_threshold=None if threshold is None else float(threshold),
+                   index_or_name_options=_words(task_meta(task, "index_options")),
+                   render_kwargs=_words(task_meta(task, "render_kwargs")))
+
+
+def _gym_tasks() -> dict[str, GymTask]:
+    """Every library task with an id whose reference is a Gymnasium id, in catalogue order."""
+    out = {}
+    for task in task_names():
+        env_id, gym_id = task_meta(task, "id"), task_meta(task, "reference")
+        if env_id and gym_id and is_gymnasium_id(gym_id):
+            out[task] = _gym_task(task, env_id, gym_id)
+    return out
+
+
+GYM_TASKS: dict[str, GymTask] = _gym_tasks()
 
 
 @functools.cache

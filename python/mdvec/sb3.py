@@ -48,9 +48,6 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         from .gym import TASKS
 
         entry = next((e for e in TASKS.values() if e.task == task), None)
-        # Gymnasium's MuJoCo tasks give np.float64 info values (some keys Python floats), the duck Python floats
-        self._numpy_info = bool(entry is not None and entry.numpy_info)
-        self._python_float = set(entry.python_float_info) if entry is not None else set()
         if entry is not None and camera is None and entry.render_kwargs:
             camera = task_options.get("camera_name", task_options.get("camera_id"))
         self._frames = FrameRenderer(None, width, height, camera)
@@ -70,6 +67,9 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
         self._reset_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & RESET]
         self._step_keys = [n for _, n, _, _ in self._step_fields] + ["TimeLimit.truncated"]
+        # float info values as the reference's single env types them: np.float64 (Gymnasium's MuJoCo tasks,
+        # some keys Python floats) or Python floats (the duck), the kinds the task declares
+        self._numpy = {name for (name, _, _), kind in zip(spec.info_fields, spec.info_kinds) if kind == "numpy"}
 
     # --------------------------------------------------------------- helpers
     def _columns(self, buf: np.ndarray, fields: list, action_dtype: Any) -> list[list[Any]]:
@@ -81,8 +81,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
             if is_array:
                 cols.append(list(buf[rows].T.astype(dt)))
             elif dt == np.float64:
-                numpy_scalars = self._numpy_info and name not in self._python_float
-                cols.append(list(buf[rows]) if numpy_scalars else buf[rows].tolist())
+                cols.append(list(buf[rows]) if name in self._numpy else buf[rows].tolist())
             elif dt == np.float32:
                 cols.append(list(buf[rows].astype(np.float32)))
             else:
@@ -158,7 +157,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
     def _attributes(self) -> dict[str, Any]:
         return {"render_mode": self.render_mode, "observation_space": self.observation_space,
                 "action_space": self.action_space, "task_options": dict(self.task_options),
-                "metadata": {"render_modes": ["rgb_array"], "render_fps": 50}, "spec": None}
+                "metadata": {"render_modes": ["rgb_array"], "render_fps": self.spec_.render_fps}, "spec": None}
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         """Return an attribute of each env; the supported names are those of a single env listed below.

@@ -145,13 +145,13 @@ def resolve_env(name: str) -> str:
     listing the choices otherwise.
     """
     from .gym_tasks import GYM_TASKS
+    from .vecenv import task_meta
 
     text = str(name).strip()
-    if text in (DUCK, "DuckBalance-v0", "mdvec/DuckBalance-v0"):
-        return DUCK
-    bare = text[len("mdvec/"):] if text.startswith("mdvec/") else text
-    if bare in GYM_TASKS:
-        return bare
+    for env in (DUCK, *GYM_TASKS):  # the task's name, its declared id, or that id without its namespace
+        env_id = task_meta(env, "id") or env
+        if text in (env, env_id, env_id.split("/")[-1]):
+            return env
     raise ValueError(f"--env: unknown env {name!r}; choose duck or one of {', '.join(GYM_TASKS)}")
 
 

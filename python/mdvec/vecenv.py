@@ -29,13 +29,8 @@ from . import _lib
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
 
-try:
-    from . import gym_tasks as _gym_tasks
-except ImportError:  # pragma: no cover - the Gymnasium tasks' Python side is optional
-    _gym_tasks = None
-
-__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "TASK_HOOKS", "VecEnv", "task_constants", "task_names",
-           "task_options", "task_summary"]
+__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "TASK_HOOKS", "VecEnv", "task_constants", "task_meta",
+           "task_names", "task_options", "task_summary"]
 
 _LIB: ctypes.CDLL | None = None
 
@@ -44,20 +39,21 @@ _LIB: ctypes.CDLL | None = None
 # A task's Python side, by task name: a module with ``prepare(task, variant, model, options) -> (config,
 # options for C)`` and, optionally, ``pack_params`` (episode parameters) and ``builtin_model``. It is
 # imported when an env of the task is first made, so that ``import mdvec`` stays light (the duck's hooks
-# import its Python reference and mujoco's bindings). One way for every task.
+# import its Python reference and mujoco's bindings). One way for every task; a task not listed whose
+# reference is a Gymnasium id (task_meta) takes its options as gymnasium.make does (mdvec.gym_tasks).
 TASK_HOOKS: dict[str, str] = {"duck": "mdvec.duck"}
-if _gym_tasks is not None:  # Gymnasium's tasks: their options as gymnasium.make takes them (gym_tasks.prepare)
-    TASK_HOOKS.update({task: "mdvec.gym_tasks" for task in _gym_tasks.GYM_TASKS})
+GYM_HOOKS = "mdvec.gym_tasks"
 
 
 def task_hooks(task: str) -> ModuleType | None:
     """Return the hooks module of a task (imported on first use), or None when it has none."""
-    name = TASK_HOOKS.get(task)
+    name = TASK_HOOKS.get(task) or (GYM_HOOKS if is_gymnasium_id(task_meta(task, "reference")) else None)
     return importlib.import_module(name) if name else None
 
 _NP_DTYPE = {_lib.DTYPE_F32: np.dtype(np.float32), _lib.DTYPE_F64: np.dtype(np.float64),
              _lib.DTYPE_I64: np.dtype(np.int64), _lib.DTYPE_BOOL: np.dtype(bool), _lib.DTYPE_ACTION: "action"}
 _MODE_NAME = {v: k for k, v in _lib.AUTORESET.items()}
+_KIND_NAME = {_lib.KIND_FLOAT: "float", _lib.KIND_NUMPY: "numpy", _lib.KIND_INT: "int", _lib.KIND_BOOL: "bool"}
 
 
 def lib() -> ctypes.CDLL:
@@ -169,6 +165,19 @@ def task_uses_numpy_dot(task: str | None = None) -> bool:
     return bool(lib().mdvec_task_flags(_c_task(_known_task(task))) & _lib.TASK_NUMPY_DOT)
 
 
+def task_meta(task: str | None, key: str) -> str | None:
+    """Return registration metadata ``key`` of a task (None: the default task) as the library declares it
+    (mdvec_task_meta: "id", "reference", "reward_threshold", "render_kwargs", "index_options"), or None
+    when the task declares none."""
+    return _text(lib().mdvec_task_meta(_c_task(_known_task(task)), key.encode()))
+
+
+def is_gymnasium_id(reference: str | None) -> bool:
+    """True when a task's "reference" metadata is a Gymnasium id ("Hopper-v5"), not a Python entry point
+    ("module:attr") or None."""
+    return reference is not None and reference != "" and ":" not in reference
+
+
 def _parse_default(type_: str, text: str | None) -> Any:
     """The typed value of a default given as text."""
     if text is None:
@@ -270,7 +279,9 @@ class Spec:
 
     ``info_fields``: (name, dtype, when) per info row, dtype a numpy dtype or "action" (the dtype of
     the step's actions), when the bits INFO_STEP (1: in step info) | INFO_RESET (2: in reset info). ``action_low``/``action_high`` are float32
-    as a Gymnasium Box holds them. ``options``: every option of the task, as resolved.
+    as a Gymnasium Box holds them. ``options``: every option of the task, as resolved. ``dt``: simulated
+    seconds per step. ``info_kinds`` (one per info row) and ``reward_kind``: the Python type of the
+    reference's single-env value, "float", "numpy" (a numpy scalar of its dtype), "int" or "bool".
     """
 
     task: str
@@ -288,6 +299,14 @@ class Spec:
     autoreset_mode: str
     options: dict[str, Any] = field(default_factory=dict)
     on_error: str = "raise"
+    dt: float = 0.0
+    info_kinds: tuple[str, ...] = ()
+    reward_kind: str = "float"
+
+    @property
+    def render_fps(self) -> int:
+        """Frames per second of real-time playback, as Gymnasium's MujocoEnv says it: round(1 / dt)."""
+        return int(np.round(1.0 / self.dt))
 
 
 class _Memory:
@@ -419,16 +438,18 @@ class _Handle:
         self.check(L.mdvec_dims(h, ctypes.byref(dims)))
         self.dims = dims
         n, d, a = s.num_envs, s.obs_dim, s.act_dim
-        fields = []
+        fields, kinds = [], []
         for k in range(s.n_info):
             f = _lib.Field(struct_size=ctypes.sizeof(_lib.Field))
             self.check(L.mdvec_info_field(h, k, ctypes.byref(f)))
             fields.append((f.name.decode(), _NP_DTYPE[f.dtype], int(f.when)))
+            kinds.append(_KIND_NAME[f.kind])
         low = np.ctypeslib.as_array(L.mdvec_action_low(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         high = np.ctypeslib.as_array(L.mdvec_action_high(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         obs_dtype = _NP_DTYPE[s.obs_dtype]
         self.spec = Spec(task, n, s.threads, d, obs_dtype, a, low, high, tuple(fields), s.max_episode_steps, s.nq,
-                         s.nv, _MODE_NAME[s.autoreset], self.options, self.on_error)
+                         s.nv, _MODE_NAME[s.autoreset], self.options, self.on_error, s.dt, tuple(kinds),
+                         _KIND_NAME[s.reward_kind])
         self.model_file = _text(s.model_path)
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)

@@ -25,8 +25,6 @@ from ._adapters import RESET, STEP, FrameRenderer, as_actions, autoreset_name, i
 from ._adapters import reset_mask as _reset_mask
 from ._adapters import vector_seeds
 
-DUCK_ID = "mdvec/DuckBalance-v0"  # the duck's Gymnasium id (the v5 tasks': "mdvec/" + their name)
-
 
 @dataclass(frozen=True)
 class Space:
@@ -67,7 +65,7 @@ class VectorEnv:
     def __init__(self, task: str, num_envs: int = 1, seed: int = 0, threads: int | None = None,
                  autoreset_mode: Any = "next_step", render_mode: str | None = None, width: int = 480,
                  height: int = 480, camera: int | str | None = None, **options: Any) -> None:
-        from .vecenv import VecEnv
+        from .vecenv import VecEnv, task_meta
 
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
@@ -76,7 +74,7 @@ class VectorEnv:
         self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode=mode, **options)
         spec = self._env.spec
         self.task = spec.task
-        self.env_id = self.env_id or (DUCK_ID if self.task == "duck" else "mdvec/" + self.task)
+        self.env_id = self.env_id or task_meta(self.task, "id") or self.task
         self.mode = mode
         self.closed = False
         self.num_envs = int(spec.num_envs)
@@ -88,7 +86,7 @@ class VectorEnv:
                                                np.asarray(spec.action_high, np.float32), np.float32)
         self.observation_space = self._batch(self.single_observation_space)
         self.action_space = self._batch(self.single_action_space)
-        self.metadata = {"render_modes": ["rgb_array"], "render_fps": self.render_fps,
+        self.metadata = {"render_modes": ["rgb_array"], "render_fps": self.render_fps or spec.render_fps,
                          "autoreset_mode": self._mode_value(mode)}
         self.render_mode = render_mode
         self._buf = self._env.buffers()
@@ -262,10 +260,10 @@ class VectorEnv:
 
 def resolve_task(name: str) -> tuple[str, str]:
     """Return (task name, Gymnasium id) for a task name or id; raise ValueError suggesting close names."""
-    from .vecenv import task_names
+    from .vecenv import task_meta, task_names
 
     tasks = task_names()
-    ids = {DUCK_ID if t == "duck" else "mdvec/" + t: t for t in tasks}
+    ids = {task_meta(t, "id"): t for t in tasks if task_meta(t, "id")}
     if not isinstance(name, str):
         raise TypeError(f"task: expected a task name or id, got {type(name).__name__} {name!r}")
     if name in tasks:

@@ -120,6 +120,10 @@ static void check_spec(const task_setup *s, const mdvec_t *h) {
              sp.act_dim <= MAX_ACT && sp.n_info >= 0 && sp.n_info <= 256 && sp.nq > 0 && sp.nv > 0 &&
              sp.max_episode_steps >= 0 && sp.num_envs == N);
   CHECK_THAT(WHAT("%s: obs dtype", s->task), sp.obs_dtype == MDVEC_DTYPE_F32 || sp.obs_dtype == MDVEC_DTYPE_F64);
+  CHECK_THAT(WHAT("%s: dt %g positive and finite", s->task, sp.dt), sp.dt > 0 && isfinite(sp.dt));
+  CHECK_THAT(WHAT("%s: reward kind %d", s->task, sp.reward_kind),
+             sp.reward_kind == MDVEC_KIND_FLOAT || sp.reward_kind == MDVEC_KIND_NUMPY || sp.reward_kind == MDVEC_KIND_INT);
+  CHECK_THAT(WHAT("%s: an id", s->task), mdvec_task_meta(s->task, "id") != NULL);
   const double *lo = mdvec_action_low(h), *hi = mdvec_action_high(h);
   int ordered = lo && hi;
   for (int k = 0; ordered && k < sp.act_dim; k++) ordered = isfinite(lo[k]) && isfinite(hi[k]) && lo[k] <= hi[k];
@@ -128,7 +132,10 @@ static void check_spec(const task_setup *s, const mdvec_t *h) {
     mdvec_field_t f = {.struct_size = sizeof f};
     int ok = mdvec_info_field(h, k, &f) == MDVEC_OK && f.name && f.name[0] &&
              (f.dtype == MDVEC_DTYPE_F64 || f.dtype == MDVEC_DTYPE_I64 || f.dtype == MDVEC_DTYPE_BOOL ||
-              f.dtype == MDVEC_DTYPE_ACTION) && f.when > 0 && !(f.when & ~(MDVEC_INFO_STEP | MDVEC_INFO_RESET));
+              f.dtype == MDVEC_DTYPE_ACTION) && f.when > 0 && !(f.when & ~(MDVEC_INFO_STEP | MDVEC_INFO_RESET)) &&
+             (f.dtype == MDVEC_DTYPE_BOOL ? f.kind == MDVEC_KIND_BOOL
+              : f.dtype == MDVEC_DTYPE_I64 ? f.kind == MDVEC_KIND_INT
+                                           : f.kind == MDVEC_KIND_FLOAT || f.kind == MDVEC_KIND_NUMPY);
     for (int j = 0; ok && j < k; j++) {
       mdvec_field_t g = {.struct_size = sizeof g};
       ok = mdvec_info_field(h, j, &g) == MDVEC_OK && strcmp(f.name, g.name) != 0;
@@ -308,17 +315,19 @@ static void check_spec_validation(void) {
   static const mdv_field info[2] = {{"a", MDVEC_DTYPE_F64, MDVEC_INFO_STEP}, {"b", MDVEC_DTYPE_ACTION, MDVEC_INFO_RESET}};
   const mdv_spec good = {.obs_dim = 3, .obs_dtype = MDVEC_DTYPE_F64, .act_dim = 2, .act_low = lo, .act_high = hi,
                          .n_info = 2, .info = info, .max_episode_steps = 10, .nq = 1, .nv = 1, .nbody = 2,
-                         .env_size = 64};
+                         .env_size = 64, .dt = 0.01};
   char msg[256];
   CHECK(mdv_spec_check("t", &good, msg, sizeof msg) == MDVEC_OK);
   struct { const char *field; mdv_spec spec; } bad[] = {
-    {"obs_dtype", good}, {"obs_dim", good}, {"act_low", good}, {"n_info", good}, {"env_size", good}, {"nq", good}};
+    {"obs_dtype", good}, {"obs_dim", good}, {"act_low", good}, {"n_info", good}, {"env_size", good}, {"nq", good},
+    {"dt", good}};
   bad[0].spec.obs_dtype = 0;  /* the bug that once sized float64 observations as float32 */
   bad[1].spec.obs_dim = 0;
   bad[2].spec.act_high = bad_hi;
   bad[3].spec.info = NULL;
   bad[4].spec.env_size = 0;
   bad[5].spec.nq = 0;
+  bad[6].spec.dt = 0.0;  /* a task that forgot it: render rates would divide by zero */
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
     CHECK_THAT(WHAT("a spec with a bad %s refused naming it", bad[k].field),
                mdv_spec_check("mytask", &bad[k].spec, msg, sizeof msg) == MDVEC_ERR_MODEL &&

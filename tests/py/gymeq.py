@@ -6,6 +6,7 @@ gymnasium.make(ID) envs with the same seeds and actions and compares each env's 
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -38,6 +39,31 @@ class Tally:
     def check(self) -> None:
         assert not self.diffs, "\n".join(self.diffs)
         assert self.compared == self.identical and self.compared > 0
+
+
+# The Python type of each kind a task declares (Spec.info_kinds, Spec.reward_kind) for a float64 value.
+KIND_TYPE = {"float": float, "numpy": np.float64, "int": int, "bool": bool}
+
+
+@functools.cache
+def _declared(task: str) -> tuple[str, dict[str, tuple[Any, str]]]:
+    import mdvec
+
+    with mdvec.VecEnv(1, task=task) as venv:
+        spec = venv.spec
+    return spec.reward_kind, {n: (d, k) for (n, d, _), k in zip(spec.info_fields, spec.info_kinds)}
+
+
+def declared_type(task: str, name: str | None, action_dtype: Any) -> type:
+    """The Python type the C task declares for the reference's info value ``name`` (None: the reward):
+    its kind's type, np.float32 for an "action" field of float32 actions."""
+    reward_kind, fields = _declared(task)
+    if name is None:
+        return KIND_TYPE[reward_kind]
+    dtype, kind = fields[name]
+    if isinstance(dtype, str) and np.dtype(action_dtype) == np.float32:
+        return np.float32
+    return KIND_TYPE[kind]
 
 
 def print_report(request: Any, text: str) -> None:

@@ -76,7 +76,7 @@ def test_module_colon_id_form_needs_no_import():
 
 
 def test_register_task_hook_makes_a_new_id():
-    entry = mdvec.gym.register_task("mdvec-test/DuckCopy-v0", "duck", mdvec.gym._tasks._duck_reference,
+    entry = mdvec.gym.register_task("mdvec-test/DuckCopy-v0", "duck", mdvec.gym.TASKS[mdvec.gym.DUCK_ID].reference,
                                     short(7))
     try:
         env = gymnasium.make("mdvec-test/DuckCopy-v0", backend="reference")

@@ -11,11 +11,19 @@ import pytest
 
 import mdvec
 from mdvec import contract
-from mdvec.vector import DUCK_ID, Space, VectorEnv
+from mdvec.vecenv import task_meta
+from mdvec.vector import Space, VectorEnv
+
+DUCK_ID = "mdvec/DuckBalance-v0"
 
 
 def _ids() -> list[str]:
-    return [DUCK_ID if t == "duck" else "mdvec/" + t for t in mdvec.task_names()]
+    return [task_meta(t, "id") for t in mdvec.task_names()]
+
+
+def test_ids_are_declared() -> None:
+    """Every task declares its id: the duck's, and mdvec/<name> for the Gymnasium tasks."""
+    assert _ids() == [DUCK_ID if t == "duck" else "mdvec/" + t for t in mdvec.task_names()]
 
 
 def test_names_and_suggestions() -> None:

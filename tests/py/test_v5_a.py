@@ -172,13 +172,17 @@ class Tally(gymeq.Tally):
 
 
 def info_type(task: str, name: str, action_dtype: Any) -> type:
-    """The Python type of Gymnasium's info value ``name`` (what GYM_TASKS and the field table say)."""
+    """The Python type of Gymnasium's info value ``name``: what the C task declares (its kinds), checked
+    against the field table here."""
+    declared = gymeq.declared_type(task, name, action_dtype)
     kind = {n: d for n, d, _ in CASES[task].fields}[name]
     if kind == ACT:
-        return np.dtype(action_dtype).type
-    if kind == I64:
-        return int
-    return float if name in gym_tasks.GYM_TASKS[task].python_float_info else np.float64
+        assert declared is np.dtype(action_dtype).type, (task, name, declared)
+    elif kind == I64:
+        assert declared is int, (task, name, declared)
+    else:
+        assert declared in (float, np.float64), (task, name, declared)
+    return declared
 
 
 def check_info_types(task: str, info: dict[str, Any], action_dtype: Any, step: bool) -> None:
@@ -210,7 +214,8 @@ def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs
     t.count("terminations", int(terminated))
     t.count("truncations", int(truncated))
     t.same(f"{where} obs[{i}]", b[obs_key][i], obs)
-    assert type(reward) is CASES[t.task].reward_type, (t.task, type(reward))
+    assert type(reward) is CASES[t.task].reward_type is gymeq.declared_type(t.task, None, action_dtype), \
+        (t.task, type(reward))
     # an int reward (InvertedPendulum's 0 or 1) is the float64 buffer's 0.0 or 1.0
     t.same(f"{where} reward[{i}]", np.float64(b["reward"][i]), np.float64(reward))
     assert type(terminated) is bool and type(truncated) is bool
@@ -394,7 +399,7 @@ def test_model_path_and_spec(task: str) -> None:
         assert ref.observation_space.shape == (spec.obs_dim,)
         assert ref.spec.max_episode_steps == spec.max_episode_steps
         assert ref.spec.reward_threshold == gym_tasks.GYM_TASKS[task].reward_threshold
-        assert ref.metadata["render_fps"] == gym_tasks.GYM_TASKS[task].render_fps
+        assert ref.metadata["render_fps"] == spec.render_fps  # round(1 / dt), dt from C
         ref.close()
     if any(n == "exclude_current_positions_from_observation" for n in case.nondefault[0]):
         skipped = 2 if task == "Swimmer-v5" else 1

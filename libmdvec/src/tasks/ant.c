@@ -302,4 +302,11 @@ const mdv_task mdv_task_ant_v5 = {
   .reset = ant_reset,
   .step = ant_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Ant-v5",
+  .reference = "Ant-v5",
+  .reward_threshold = "6000.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .index_options = "main_body",  /* data.body(main_body): an index or a body name */
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

@@ -218,6 +218,7 @@ static int duck_create(void **out, const mdv_value *o, const mdv_dot *dot, mdv_s
   spec->nbody = sh->tm.nbody;
   spec->env_size = sizeof(mdv_duck);
   spec->model_path = path;
+  spec->dt = sh->tm.m->opt.timestep * c.substeps;
   *out = sh;
   return MDVEC_OK;
 }
@@ -577,4 +578,8 @@ const mdv_task mdv_task_duck = {
   .v1_defaults = duck_v1_defaults,
   .v1_options = duck_v1_options,
   .v1_dims = duck_v1_dims,
+  .gym_id = "mdvec/DuckBalance-v0",
+  .reference = "mdvec.reference:DuckEnv",
+  .reward_kind = MDVEC_KIND_FLOAT,
+  .float_kind = MDVEC_KIND_FLOAT,
 };

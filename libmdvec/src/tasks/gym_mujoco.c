@@ -130,6 +130,7 @@ void gm_fill_spec(const gm_shared *sh, mdv_spec *spec) {
   spec->nv = (int)sh->m->nv;
   spec->nbody = (int)sh->m->nbody;
   spec->model_path = sh->path;
+  spec->dt = sh->dt;
 }
 
 int gm_env_init(gm_env *e, const gm_shared *sh, char *err, size_t err_size) {

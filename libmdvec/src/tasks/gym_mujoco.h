@@ -40,6 +40,12 @@
 enum { GM_OPT_XML_FILE, GM_OPT_FRAME_SKIP, GM_OPT_MAX_EPISODE_STEPS, GM_OPT_RESET_NOISE_SCALE,
        GM_N_OPTIONS };
 
+/*---------------------------------- Registration metadata (mdvec_task_meta) -----------------------*/
+
+/* The keywords of Gymnasium's MujocoEnv that only concern rendering (no effect on the simulation): a v5
+ * task's render_kwargs. */
+#define GM_RENDER_KWARGS "render_mode,width,height,camera_id,camera_name,default_camera_config,max_geom,visual_options"
+
 /* The first three GM_OPTIONS entries, for a v5 task without the reset_noise_scale option (Reacher,
  * Pusher: their reset noise is fixed): such a task passes gm_create a copy of its first three values
  * followed by a reset_noise_scale of 0 (gm_fixed_noise_options). */

@@ -164,4 +164,10 @@ const mdv_task mdv_task_half_cheetah_v5 = {
   .reset = half_cheetah_reset,
   .step = half_cheetah_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/HalfCheetah-v5",
+  .reference = "HalfCheetah-v5",
+  .reward_threshold = "4800.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

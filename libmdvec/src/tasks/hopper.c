@@ -96,4 +96,12 @@ const mdv_task mdv_task_hopper_v5 = {
   .reset = gm_walker_reset,
   .step = gm_walker_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Hopper-v5",
+  .reference = "Hopper-v5",
+  .reward_threshold = "3800.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
+  /* reward_survive is a Python float (hopper_v5.py: is_healthy * healthy_reward, a Python bool times a float) */
+  .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
 };

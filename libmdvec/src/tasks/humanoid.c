@@ -257,4 +257,10 @@ const mdv_task mdv_task_humanoid_v5 = {
   .reset = humanoid_reset,
   .step = humanoid_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Humanoid-v5",
+  .reference = "Humanoid-v5",
+  .reward_threshold = NULL,
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

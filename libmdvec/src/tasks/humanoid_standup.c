@@ -202,4 +202,10 @@ const mdv_task mdv_task_humanoid_standup_v5 = {
   .reset = standup_reset,
   .step = standup_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/HumanoidStandup-v5",
+  .reference = "HumanoidStandup-v5",
+  .reward_threshold = NULL,
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

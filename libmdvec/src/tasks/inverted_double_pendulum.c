@@ -160,4 +160,12 @@ const mdv_task mdv_task_inverted_double_pendulum_v5 = {
   .reset = inverted_double_pendulum_reset,
   .step = inverted_double_pendulum_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/InvertedDoublePendulum-v5",
+  .reference = "InvertedDoublePendulum-v5",
+  .reward_threshold = "9100.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
+  /* reward_survive is a Python float (inverted_double_pendulum_v5.py: healthy_reward * int(not terminated)) */
+  .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
 };

@@ -138,4 +138,10 @@ const mdv_task mdv_task_inverted_pendulum_v5 = {
   .reset = inverted_pendulum_reset,
   .step = inverted_pendulum_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/InvertedPendulum-v5",
+  .reference = "InvertedPendulum-v5",
+  .reward_threshold = "950.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_INT,  /* int(not terminated) */
+  .float_kind = MDVEC_KIND_NUMPY,
 };

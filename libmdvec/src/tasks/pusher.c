@@ -194,4 +194,10 @@ const mdv_task mdv_task_pusher_v5 = {
   .reset = pusher_reset,
   .step = pusher_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Pusher-v5",
+  .reference = "Pusher-v5",
+  .reward_threshold = "0.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

@@ -182,4 +182,10 @@ const mdv_task mdv_task_reacher_v5 = {
   .reset = reacher_reset,
   .step = reacher_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Reacher-v5",
+  .reference = "Reacher-v5",
+  .reward_threshold = "-3.75",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

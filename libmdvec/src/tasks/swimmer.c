@@ -175,4 +175,10 @@ const mdv_task mdv_task_swimmer_v5 = {
   .reset = swimmer_reset,
   .step = swimmer_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Swimmer-v5",
+  .reference = "Swimmer-v5",
+  .reward_threshold = "360.0",
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

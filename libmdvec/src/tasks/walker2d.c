@@ -90,4 +90,10 @@ const mdv_task mdv_task_walker2d_v5 = {
   .reset = gm_walker_reset,
   .step = gm_walker_step,
   .physics = gm_task_physics,
+  .gym_id = "mdvec/Walker2d-v5",
+  .reference = "Walker2d-v5",
+  .reward_threshold = NULL,
+  .render_kwargs = GM_RENDER_KWARGS,
+  .reward_kind = MDVEC_KIND_NUMPY,
+  .float_kind = MDVEC_KIND_NUMPY,
 };

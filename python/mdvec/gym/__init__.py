@@ -1,7 +1,7 @@
 """mdvec's tasks as Gymnasium environments (needs ``pip install 'mdvec[gymnasium]'``).
 
-Importing this package registers the ids (``mdvec/DuckBalance-v0``, and the tasks other modules add
-through ``register_task``)::
+Importing this package registers the id every library task declares (``mdvec/DuckBalance-v0``,
+``mdvec/Hopper-v5``, ...: ``mdvec_task_meta``), and ``register_task`` adds others::
 
     env = gymnasium.make("mdvec/DuckBalance-v0", backend="c")           # or backend="reference"
     envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=64,

@@ -9,18 +9,19 @@ vectorization_mode="vector_entry_point" | "sync" | "async")`` work for it.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import gymnasium
-import numpy as np
 
-from ..vector import DUCK_ID
+from ..vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
 TASKS: dict[str, TaskEntry] = {}
+DUCK_ID: str = task_meta("duck", "id") or ""  # the duck's id, as its task declares it ("mdvec/DuckBalance-v0")
 
 
 @dataclass(frozen=True)
@@ -31,18 +32,15 @@ class TaskEntry:
     task: str  # libmdvec task name (mdvec.VecEnv(task=...))
     reference: Callable[..., Any] | str  # a gymnasium id, or a factory(seed, **options) -> gymnasium.Env or core
     defaults: dict[str, Any] = field(default_factory=dict)
-    render_fps: int | None = 50
+    render_fps: int | None = None  # None: round(1 / dt) of each env (as Gymnasium's MujocoEnv)
     max_episode_steps: int | None = None  # the registration's (gymnasium.make adds a TimeLimit); None for the duck
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
-    numpy_info: bool = False  # single env reward and info floats as np.float64 (Gymnasium's MuJoCo envs) or Python float
-    python_float_info: tuple[str, ...] = ()  # with numpy_info: keys whose value is a Python float
-    int_reward: bool = False  # the single env's reward is a Python int (InvertedPendulum-v5)
+    reward_threshold: float | None = None  # the registration's (gymnasium's EnvSpec.reward_threshold)
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
         if backend == "c":
-            reward_type = int if self.int_reward else np.float64 if self.numpy_info else float
-            return CCore(self.task, seed, self.task_options(options), self.info_type, reward_type)
+            return CCore(self.task, seed, self.task_options(options))
         if isinstance(self.reference, str):
             return GymReferenceCore(gymnasium.make(self.reference, **options), seed)
         core = self.reference(seed, **options)
@@ -52,19 +50,6 @@ class TaskEntry:
         """The options the C task takes: ``options`` less the reference's rendering-only keywords."""
         return {k: v for k, v in options.items() if k not in self.render_kwargs}
 
-    def info_type(self, name: str, dtype: Any) -> Callable[[Any], Any]:
-        """How the single env gives info value ``name`` (of numpy dtype ``dtype``)."""
-        dtype = np.dtype(dtype)
-        if dtype == np.bool_:
-            return bool
-        if dtype.kind in "iu":
-            return int
-        if dtype == np.float32:
-            return np.float32
-        if self.numpy_info and name not in self.python_float_info:
-            return np.float64
-        return float
-
 
 def _class_name(env_id: str) -> str:
     name = env_id.split("/")[-1]
@@ -72,16 +57,16 @@ def _class_name(env_id: str) -> str:
 
 
 def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
-                  defaults: dict[str, Any] | None = None, render_fps: int | None = 50, **details: Any) -> TaskEntry:
+                  defaults: dict[str, Any] | None = None, render_fps: int | None = None, **details: Any) -> TaskEntry:
     """Register ``env_id`` with Gymnasium for libmdvec task ``task``.
 
     ``reference``: what ``backend="reference"`` builds: a Gymnasium id (e.g. "Hopper-v5"; made with
     the task options as keywords) or a factory ``reference(seed, **options)`` returning a
     ``gymnasium.Env`` or a core (see ``mdvec.gym.env``). A gymnasium.Env reference is seeded with the
     constructor seed on its first reset without a seed. ``defaults``: keyword arguments the id
-    passes unless overridden (task options). ``details``: the other TaskEntry fields
-    (max_episode_steps, render_kwargs, numpy_info, python_float_info). Registering the same id again
-    replaces the entry.
+    passes unless overridden (task options). ``render_fps``: None for each env's round(1 / dt).
+    ``details``: the other TaskEntry fields (max_episode_steps, render_kwargs, reward_threshold). Registering the same id
+    again replaces the entry.
     Return the entry (``entry.env_class`` and ``entry.vector_class`` are the classes).
     """
     if not isinstance(env_id, str) or "/" not in env_id:
@@ -89,8 +74,11 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     entry = TaskEntry(env_id, task, reference, dict(defaults or {}), render_fps, **details)
     name = _class_name(env_id)
     metadata = {"render_modes": ["rgb_array"], "render_fps": entry.render_fps}
-    env_class = type(name + "Env", (MdvecTaskEnv,), {"entry": entry, "metadata": metadata,
-                                                       "__doc__": f"{env_id} as one gymnasium.Env."})
+    env_class = type(name + "Env", (MdvecTaskEnv,), {
+        "entry": entry, "metadata": metadata,
+        "__doc__": f"{env_id} as one gymnasium.Env (backend 'c' or 'reference', same bits): {task_summary(task)}.\n\n"
+                   "Keywords: backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, "
+                   f"height, camera, and the task options (mdvec.task_options({task!r}))."})
     vector_class = type(name + "VectorEnv", (MdvecVectorEnv,), {
         "entry": entry, "__doc__": f"{env_id}: N envs in C as a gymnasium.vector.VectorEnv."})
     object.__setattr__(entry, "env_class", env_class)
@@ -98,39 +86,45 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     if env_id in gymnasium.registry:
         del gymnasium.registry[env_id]  # re-registration replaces silently
     gymnasium.register(id=env_id, entry_point=env_class, vector_entry_point=vector_class,
-                       kwargs=dict(entry.defaults), max_episode_steps=entry.max_episode_steps)
+                       kwargs=dict(entry.defaults), max_episode_steps=entry.max_episode_steps,
+                       reward_threshold=entry.reward_threshold)
     TASKS[env_id] = entry
     return entry
 
 
-def _duck_reference(seed: int, **options: Any) -> DuckReferenceCore:
-    return DuckReferenceCore(seed, options)
+def entry_point_reference(target: str) -> Callable[..., Any]:
+    """The reference factory of an entry point "module:attr" (a task's "reference" metadata): it makes
+    ``attr(seed=seed, **options)``, a gymnasium.Env used as is or an env with the interface of
+    ``mdvec.reference.DuckEnv``, wrapped in a ``DuckReferenceCore``."""
+    module, _, attr = target.partition(":")
+
+    def make(seed: int, **options: Any) -> Any:
+        env = getattr(importlib.import_module(module), attr)(seed=seed, **options)
+        return env if isinstance(env, gymnasium.Env) else DuckReferenceCore(env)
+
+    make.__qualname__ = make.__name__ = f"reference[{target}]"
+    return make
 
 
+def _register_catalogue_task(task: str) -> None:
+    """Register a library task under the id it declares, with its declared reference and registration values."""
+    env_id, reference = task_meta(task, "id"), task_meta(task, "reference")
+    if not env_id or not reference:
+        return
+    defaults = {o.name: o.default for o in task_options(task)}
+    render_kwargs, threshold = task_meta(task, "render_kwargs"), task_meta(task, "reward_threshold")
+    register_task(env_id, task, reference if is_gymnasium_id(reference) else entry_point_reference(reference), {},
+                  max_episode_steps=defaults.get("max_episode_steps"),
+                  render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else (),
+                  reward_threshold=None if threshold is None else float(threshold))
 
 
 def register_builtin() -> None:
-    """Register the built-in ids (the duck), and the other tasks' hooks when present."""
-    if DUCK_ID not in TASKS:
-        entry = register_task(DUCK_ID, "duck", _duck_reference, {}, render_fps=50)
-        entry.env_class.__doc__ = (  # type: ignore[attr-defined]
-            "The duck balance task as one gymnasium.Env (backend 'c' or 'reference', same bits).\n\n"
-            "Observation Box(-inf, inf, (48,), float32), action Box(-1, 1, (14,), float32). The task only "
-            "truncates: terminated is always False, truncated is True at t == episode_len (a fall is not "
-            "terminal; info['fallen'] flags it), so bootstrap from the final observation. Keywords: "
-            "backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, height, camera, "
-            "and the task options (mdvec.task_options('duck')).")
-    try:
-        from ..gym_tasks import GYM_TASKS  # Gymnasium's MuJoCo tasks that libmdvec implements
-    except ImportError:
-        return
-    for t in GYM_TASKS.values():
-        if t.env_id in TASKS:
+    """Register every library task that declares an id (mdvec_task_meta), the duck included."""
+    for task in task_names():
+        if task_meta(task, "id") in TASKS:
             continue
         try:
-            register_task(t.env_id, t.task, t.gym_id, {}, render_fps=getattr(t, "render_fps", None),
-                          max_episode_steps=t.max_episode_steps, render_kwargs=tuple(t.render_kwargs),
-                          numpy_info=True, python_float_info=tuple(t.python_float_info),
-                          int_reward=getattr(t, "int_reward", False))
+            _register_catalogue_task(task)
         except Exception as exc:  # one task's bad declaration must not break `import mdvec`
-            warnings.warn(f"mdvec.gym: could not register {getattr(t, 'env_id', t)!r}: {exc}", stacklevel=2)
+            warnings.warn(f"mdvec.gym: could not register task {task!r}: {exc}", stacklevel=2)

@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .._mjwarn import collected
-from .._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from .._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type
 from .._adapters import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
@@ -42,11 +42,10 @@ def action_box(low: Any, high: Any) -> spaces.Box:
 
 
 class CCore:
-    """One env of the C task (an ``mdvec.VecEnv`` of one env, autoreset disabled)."""
+    """One env of the C task (an ``mdvec.VecEnv`` of one env, autoreset disabled); rewards and info values
+    have the Python types of the reference's (the kinds the task declares: Spec.reward_kind, info_kinds)."""
 
-    def __init__(self, task: str, seed: int, options: dict[str, Any],
-                 info_type: Callable[[str, Any], Callable[[Any], Any]] | None = None,
-                 reward_type: Callable[[Any], Any] = float) -> None:
+    def __init__(self, task: str, seed: int, options: dict[str, Any]) -> None:
         from ..vecenv import VecEnv
 
         self.venv = VecEnv(1, seed=seed, threads=1, task=task, autoreset_mode="disabled", **options)
@@ -58,8 +57,9 @@ class CCore:
         keys = info_keys(spec.info_fields)
         self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
         self._reset_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & RESET]
-        self._info_type = info_type or _python_type
-        self._reward_type = reward_type
+        self.render_fps = spec.render_fps
+        self._kinds = {name: kind for (name, _, _), kind in zip(spec.info_fields, spec.info_kinds)}
+        self._reward_type = kind_type(spec.reward_kind, np.dtype(np.float64))
         self._types: dict[tuple[str, Any], Callable[[Any], Any]] = {}
         self._model: Any = None
         self._data: Any = None
@@ -74,7 +74,7 @@ class CCore:
                 continue
             conv = self._types.get((name, dt))
             if conv is None:
-                conv = self._types[(name, dt)] = self._info_type(name, dt)
+                conv = self._types[(name, dt)] = kind_type(self._kinds[name], dt)
             out[name] = conv(column[rows])
         return out
 
@@ -106,19 +106,13 @@ class CCore:
         self.venv.close()
 
 
-def _python_type(name: str, dtype: Any) -> Callable[[Any], Any]:
-    """Python int/bool/float (np.float32 for float32 fields): how DuckEnv gives its info values."""
-    dtype = np.dtype(dtype)
-    return bool if dtype == np.bool_ else int if dtype.kind in "iu" else np.float32 if dtype == np.float32 else float
-
-
 class DuckReferenceCore:
-    """One ``mdvec.reference.DuckEnv``: info as DuckEnv gives it (Python int/bool/float), reset info empty."""
+    """One ``mdvec.reference.DuckEnv`` (or an env with its interface, made by the caller): info as DuckEnv
+    gives it (Python int/bool/float), reset info empty."""
 
-    def __init__(self, seed: int, options: dict[str, Any]) -> None:
-        from ..reference import DuckEnv
-
-        self.env = DuckEnv(seed=seed, **options)
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.render_fps = int(np.round(1.0 / (env.model.opt.timestep * env.cfg.substeps)))  # round(1 / dt)
         self.observation_space = obs_box(self.env.obs_dim)
         self.action_space = action_box(-np.ones(self.env.nu), np.ones(self.env.nu))
 
@@ -141,6 +135,7 @@ class GymReferenceCore:
 
     def __init__(self, env: gymnasium.Env, seed: int) -> None:
         self.env, self._seed = env, seed
+        self.render_fps = env.metadata.get("render_fps")
         self.observation_space, self.action_space = env.observation_space, env.action_space
 
     def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -184,9 +179,8 @@ class MdvecTaskEnv(gymnasium.Env):
             camera = options.get("camera_name", options.get("camera_id"))
         self.backend, self.render_mode, self.task_options = backend, render_mode, dict(options)
         self._core = self.entry.make_core(backend, seed, dict(options))
-        inner = getattr(getattr(self._core, "env", None), "metadata", None)
-        if self.metadata.get("render_fps") is None and isinstance(inner, dict):
-            self.metadata = {**self.metadata, "render_fps": inner.get("render_fps")}
+        if self.metadata.get("render_fps") is None:  # as Gymnasium's MujocoEnv: round(1 / dt) of this env
+            self.metadata = {**self.metadata, "render_fps": getattr(self._core, "render_fps", None)}
         self.observation_space = self._core.observation_space
         self.action_space = self._core.action_space
         self._frames = FrameRenderer(None, width, height, camera)

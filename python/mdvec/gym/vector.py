@@ -48,7 +48,7 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
                              "reference use make_vec(..., vectorization_mode='sync', backend='reference')")
         if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
             camera = options.get("camera_name", options.get("camera_id"))
-        self.env_id, self.render_fps = self.entry.env_id, self.entry.render_fps
+        self.env_id, self.render_fps = self.entry.env_id, self.entry.render_fps  # None: the spec's
         super().__init__(self.entry.task, num_envs, seed, threads, autoreset_mode, render_mode, width, height,
                          camera, **self.entry.task_options(options))
         self.task_options = dict(options)

@@ -1,0 +1,176 @@
+/* The 1.3 calls: registration metadata by key (mdvec_task_meta), the spec's dt and reward kind, the info
+ * fields' kinds, and the 1.1 layouts of the two structs 1.3 appended to. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+#include "check.h"
+#include "mdvec.h"
+
+/* Create one env of task with options given as name, value pairs ended by NULL; the handle or NULL. */
+static mdvec_t *open_task(const char *task, ...) {
+  mdvec_option_t opts[8];
+  int n = 0;
+  va_list ap;
+  va_start(ap, task);
+  for (const char *name; n < 8 && (name = va_arg(ap, const char *));) opts[n++] = (mdvec_option_t){name, va_arg(ap, const char *)};
+  va_end(ap);
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.task = task;
+  cfg.options = opts;
+  cfg.n_options = n;
+  mdvec_t *h = NULL;
+  char err[512];
+  if (mdvec_create(&h, &cfg, err, sizeof err) != MDVEC_OK) {
+    fprintf(stderr, "create %s: %s\n", task, err);
+    return NULL;
+  }
+  return h;
+}
+
+/* Return the option of task named name (its struct filled into o), or 0 when there is none. */
+static int find_option(const char *task, const char *name, mdvec_option_info_t *o) {
+  for (int k = 0; k < mdvec_task_option_count(task); k++) {
+    *o = (mdvec_option_info_t){.struct_size = sizeof *o};
+    if (mdvec_task_option(task, k, o) == MDVEC_OK && !strcmp(o->name, name)) return 1;
+  }
+  return 0;
+}
+
+/* Return the kind of the info field called name, or 0 when the handle has no such field. */
+static int field_kind(const mdvec_t *h, const char *name) {
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  if (mdvec_spec(h, &sp) != MDVEC_OK) return 0;
+  for (int k = 0; k < sp.n_info; k++) {
+    mdvec_field_t f = {.struct_size = sizeof f};
+    if (mdvec_info_field(h, k, &f) == MDVEC_OK && !strcmp(f.name, name)) return f.kind;
+  }
+  return 0;
+}
+
+static void test_meta_keys(void) {
+  CHECK(mdvec_version() == 10300 && MDVEC_VERSION_NUMBER == 10300);
+  CHECK(mdvec_task_meta("nope", "id") == NULL);
+  CHECK(mdvec_task_meta("duck", NULL) == NULL && mdvec_task_meta("duck", "no_such_key") == NULL);
+  CHECK(mdvec_task_meta(NULL, "id") == mdvec_task_meta("duck", "id"));
+  const char *duck_id = mdvec_task_meta("duck", "id");
+  CHECK(duck_id && !strcmp(duck_id, "mdvec/DuckBalance-v0"));
+  const char *duck_ref = mdvec_task_meta("duck", "reference");
+  CHECK(duck_ref && !strcmp(duck_ref, "mdvec.reference:DuckEnv"));
+  CHECK(mdvec_task_meta("duck", "reward_threshold") == NULL && mdvec_task_meta("duck", "render_kwargs") == NULL);
+
+  int n = mdvec_task_count();
+  for (int k = 0; k < n; k++) {
+    const char *task = mdvec_task_name(k);
+    const char *id = mdvec_task_meta(task, "id"), *ref = mdvec_task_meta(task, "reference");
+    CHECK_THAT(WHAT("%s: an id under mdvec/", task), id && !strncmp(id, "mdvec/", 6) && strlen(id) > 6);
+    CHECK_THAT(WHAT("%s: a reference", task), ref && ref[0]);
+    for (int j = 0; j < k && id; j++) {
+      const char *other = mdvec_task_meta(mdvec_task_name(j), "id");
+      CHECK_THAT(WHAT("%s and %s: distinct ids", task, mdvec_task_name(j)), other && strcmp(id, other));
+    }
+    if (ref && !strchr(ref, ':')) {  /* a Gymnasium id: mdvec registers it under mdvec/ with its name */
+      CHECK_THAT(WHAT("%s: id mdvec/<reference>", task), id && !strcmp(id + 6, ref) && !strcmp(ref, task));
+    }
+    const char *thr = mdvec_task_meta(task, "reward_threshold");
+    if (thr) {
+      char *end;
+      strtod(thr, &end);
+      CHECK_THAT(WHAT("%s: reward_threshold %s is a number", task, thr), end != thr && *end == '\0');
+    }
+    /* each index option is a declared string option; no rendering keyword is an option */
+    const char *lists[2] = {mdvec_task_meta(task, "index_options"), mdvec_task_meta(task, "render_kwargs")};
+    for (int l = 0; l < 2; l++) {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%s", lists[l] ? lists[l] : "");
+      for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        mdvec_option_info_t o;
+        int is_option = find_option(task, w, &o);
+        if (l == 0) CHECK_THAT(WHAT("%s: index option %s is a string option", task, w), is_option && o.type == MDVEC_OPT_STRING);
+        else CHECK_THAT(WHAT("%s: render keyword %s is not an option", task, w), !is_option);
+      }
+    }
+  }
+}
+
+static void test_duck_spec_and_kinds(void) {
+  mdvec_t *h = open_task("duck", "substeps", "7", NULL);
+  CHECK(h != NULL);
+  if (!h) return;
+  mjModel *m = mj_loadXML(MDVEC_MODELS_DIR "/duck.xml", NULL, NULL, 0);
+  CHECK(m != NULL);
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  CHECK(mdvec_spec(h, &sp) == MDVEC_OK && sp.struct_size == sizeof sp);
+  if (m) CHECK_THAT(WHAT("duck dt %.17g", sp.dt), sp.dt == m->opt.timestep * 7);
+  CHECK(sp.reward_kind == MDVEC_KIND_FLOAT);
+  CHECK(field_kind(h, "t") == MDVEC_KIND_INT && field_kind(h, "pushed") == MDVEC_KIND_BOOL &&
+        field_kind(h, "trunk_height") == MDVEC_KIND_FLOAT);
+  mj_deleteModel(m);
+
+  /* the 1.1 layouts: filled up to their end, the 1.3 fields left as they were; other sizes refused */
+  size_t old_spec = offsetof(mdvec_spec_t, dt), old_field = offsetof(mdvec_field_t, kind);
+  mdvec_spec_t s11;
+  memset(&s11, 0xAB, sizeof s11);
+  s11.struct_size = old_spec;
+  CHECK(mdvec_spec(h, &s11) == MDVEC_OK && s11.struct_size == old_spec && s11.num_envs == 1 && s11.obs_dim == sp.obs_dim);
+  mdvec_spec_t untouched;
+  memset(&untouched, 0xAB, sizeof untouched);
+  CHECK(!memcmp(&s11.dt, &untouched.dt, sizeof s11.dt) && s11.reward_kind == untouched.reward_kind);
+  mdvec_field_t f11;
+  memset(&f11, 0xCD, sizeof f11);
+  f11.struct_size = old_field;
+  CHECK(mdvec_info_field(h, 0, &f11) == MDVEC_OK && f11.struct_size == old_field && !strcmp(f11.name, "t"));
+  mdvec_field_t f_untouched;
+  memset(&f_untouched, 0xCD, sizeof f_untouched);
+  CHECK(f11.kind == f_untouched.kind);
+  mdvec_spec_t bad = {.struct_size = old_spec + sizeof(double)};
+  CHECK(mdvec_spec(h, &bad) == MDVEC_ERR_ARG && mdvec_spec(h, &(mdvec_spec_t){.struct_size = old_spec - 1}) == MDVEC_ERR_ARG);
+  CHECK(mdvec_info_field(h, 0, &(mdvec_field_t){.struct_size = old_field - 1}) == MDVEC_ERR_ARG);
+  CHECK(mdvec_spec(h, NULL) == MDVEC_ERR_ARG && mdvec_info_field(h, 0, NULL) == MDVEC_ERR_ARG);
+  CHECK(mdvec_spec(NULL, &sp) == MDVEC_ERR_ARG);
+  mdvec_destroy(h);
+}
+
+/* Hopper-v5 and InvertedPendulum-v5 on Gymnasium's model files (skipped without them). */
+static void test_gym_kinds(void) {
+  const char *assets = getenv("MDVEC_GYM_ASSETS");
+  if (!assets || !assets[0]) {
+    printf("test_api_v13: Gymnasium's assets not found (MDVEC_GYM_ASSETS): the v5 kinds skipped\n");
+    return;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/hopper.xml", assets);
+  mdvec_t *h = open_task("Hopper-v5", "xml_file", path, "frame_skip", "3", NULL);
+  mjModel *m = mj_loadXML(path, NULL, NULL, 0);
+  CHECK(h != NULL && m != NULL);
+  if (h && m) {
+    mdvec_spec_t sp = {.struct_size = sizeof sp};
+    CHECK(mdvec_spec(h, &sp) == MDVEC_OK);
+    CHECK_THAT(WHAT("Hopper dt %.17g", sp.dt), sp.dt == m->opt.timestep * 3);
+    CHECK(sp.reward_kind == MDVEC_KIND_NUMPY);
+    CHECK(field_kind(h, "reward_survive") == MDVEC_KIND_FLOAT && field_kind(h, "x_position") == MDVEC_KIND_NUMPY &&
+          field_kind(h, "reward_ctrl") == MDVEC_KIND_NUMPY);
+  }
+  mj_deleteModel(m);
+  mdvec_destroy(h);
+  snprintf(path, sizeof path, "%s/inverted_pendulum.xml", assets);
+  h = open_task("InvertedPendulum-v5", "xml_file", path, NULL);
+  CHECK(h != NULL);
+  if (h) {
+    mdvec_spec_t sp = {.struct_size = sizeof sp};
+    CHECK(mdvec_spec(h, &sp) == MDVEC_OK && sp.reward_kind == MDVEC_KIND_INT);
+    CHECK(field_kind(h, "reward_survive") == MDVEC_KIND_INT);
+  }
+  mdvec_destroy(h);
+}
+
+int main(void) {
+  test_meta_keys();
+  test_duck_spec_and_kinds();
+  test_gym_kinds();
+  return check_summary("test_api_v13");
+}
