@@ -107,6 +107,35 @@ COMMANDS = {
         (ELSEWHERE, "ci/install.sh: meson install into a scratch prefix"),
     'cd examples/c && PKG_CONFIG_PATH="$(dirname "$(find "$HOME/.local" -name mdvec.pc)")" make && ./hold_pose':
         (ELSEWHERE, "ci/install.sh: examples/c/Makefile through pkg-config, then the program"),
+    # docs/install.md
+    "bash ci/build_wheel.sh dist":
+        (ELSEWHERE, "ci/wheel.sh: bash ci/build_wheel.sh build-ci-out/dist, the same script"),
+    "python3 -m venv .venv && . .venv/bin/activate":
+        (ELSEWHERE, "ci/wheel.sh: a fresh venv for the wheel (.venv-ci-wheel)"),
+    "pip install dist/mdvec-*-manylinux_*.whl":
+        (ELSEWHERE, "ci/wheel.sh: pip install --only-binary :all: of the built wheel, no compiler on PATH"),
+    'pip install "$(ls dist/mdvec-*-manylinux_*.whl)[gymnasium]"':
+        (ELSEWHERE, "ci/wheel.sh: the wheel file with its gymnasium extra, then contract --quick"),
+    "python -m mdvec demo":
+        (ELSEWHERE, "ci/wheel.sh: python -m mdvec demo from the installed wheel"),
+    "cc -O2 -o hold_pose examples/c/hold_pose.c $(mdvec-config --cflags --libs)":
+        (ELSEWHERE, "ci/wheel.sh: hold_pose.c built with mdvec-config against the pip install alone"),
+    "./hold_pose":
+        (ELSEWHERE, "ci/wheel.sh: runs the program it built, without LD_LIBRARY_PATH"),
+    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) pkg-config --cflags --libs mdvec":
+        (ELSEWHERE, "ci/wheel.sh: examples/c/Makefile through PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir)"),
+    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) make -C examples/c && examples/c/hold_pose":
+        (ELSEWHERE, "ci/wheel.sh: examples/c/Makefile through pkg-config, then the program"),
+    'pip install "mdvec[gymnasium]"':
+        (ELSEWHERE, "ci/extras.sh: pip install \"mdvec[gymnasium]\" in the wheel venv"),
+    "mdvec-config --model Hopper-v5":
+        (ELSEWHERE, "ci/wheel.sh: gym_task.c run on mdvec-config --model Hopper-v5; tests/py/test_config_tool.py"),
+    "mdvec-config --gym-assets":
+        (ELSEWHERE, "tests/py/test_config_tool.py: --gym-assets against gymnasium's assets folder"),
+    "cc -O2 -o gym_task examples/c/gym_task.c $(mdvec-config --cflags --libs)":
+        (ELSEWHERE, "ci/wheel.sh: gym_task.c built against the pip install alone"),
+    './gym_task Hopper-v5 "$(mdvec-config --model Hopper-v5)"':
+        (ELSEWHERE, "ci/wheel.sh: runs gym_task on Gymnasium's hopper.xml"),
     # docs/training.md
     "python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 3000000 --seed 1 --out runs/duck1":
         (EXEMPT, "3M steps: about an hour on 2 cores; tests/py/test_train.py trains the same code briefly"),
