@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec import contract
+from mdvec.tools import contract
 from mdvec.vector import DUCK_ID, Space, VectorEnv
 
 

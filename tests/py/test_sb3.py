@@ -15,8 +15,8 @@ pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install
 pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (pip install 'mdvec[sb3]')")
 
 import gymnasium  # noqa: E402
-from mdvec import contract  # noqa: E402
 from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env  # noqa: E402
+from mdvec.tools import contract  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize  # noqa: E402
 
 ID = "mdvec/DuckBalance-v0"

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mdvec.train import TrainConfig, config_from_args, build_parser, parse_task_options, resolve_env
+from mdvec.tools.train import TrainConfig, config_from_args, build_parser, parse_task_options, resolve_env
 
 # small: 3 envs x 100 steps per update, 3 updates, episodes of 80 steps so that truncations (and
 # the value bootstrap on terminal_observation) happen inside every rollout; DR and sensor noise on so
@@ -95,7 +95,7 @@ def test_gymnasium_task_options_parse_by_their_types() -> None:
     cfg, given = config_from_args(args)
     assert given == {"env": "Hopper-v5", "task": {"max_episode_steps": 25}}
     with pytest.raises(ValueError, match="only the duck"):
-        from mdvec.train import _check
+        from mdvec.tools.train import _check
 
         _check(dataclasses.replace(cfg, variant="light"))
 
@@ -109,7 +109,7 @@ def test_command_line_fills_only_what_was_given() -> None:
 
 # ------------------------------------------------------------------ parity
 def _train_recording(backend: str, tmp_path: Path) -> tuple[list[dict[str, np.ndarray]], str, list[dict]]:
-    from mdvec.train import train
+    from mdvec.tools.train import train
 
     buffers: list[dict[str, np.ndarray]] = []
 
@@ -155,7 +155,7 @@ def _need_hopper() -> None:
 
 def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list, str, list, dict]:
     """Train HOPPER on one backend; count the episodes that terminated and were truncated."""
-    from mdvec import train as train_mod
+    from mdvec.tools import train as train_mod
 
     counts = {"terminated": 0, "truncated": 0}
     timed = getattr(train_mod._timed_vec_env, "unpatched", train_mod._timed_vec_env)
@@ -212,8 +212,8 @@ def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(tmp_path: Path, 
 
 def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_hopper()
-    from mdvec import evaluate, render
-    from mdvec import train as train_mod
+    from mdvec.tools import evaluate, render
+    from mdvec.tools import train as train_mod
 
     out = tmp_path / "hopper"
     argv = ["--env", "mdvec/Hopper-v5", "--backend", "mdvec", "--envs", "2", "--n-steps", "32", "--batch-size", "32",
@@ -265,7 +265,7 @@ def _backend() -> str:
 
 def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_sb3()
-    from mdvec import train as train_mod
+    from mdvec.tools import train as train_mod
 
     out = tmp_path / "run"
     common = ["--out", str(out), "--print-every", "0"]
@@ -300,7 +300,7 @@ def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.Captu
 
 def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
     _need_sb3()
-    from mdvec.evaluate import evaluate, format_table, hold_pose, run_episodes
+    from mdvec.tools.evaluate import evaluate, format_table, hold_pose, run_episodes
 
     task = {"episode_len": 40, "push_window": (5, 35)}
     hp = run_episodes(hold_pose, [1, 2], 2, task=task)
@@ -324,8 +324,8 @@ def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.Cap
 
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from mdvec import evaluate as ev
-    from mdvec.train import _reference_env_fn, _write_run_json, build_model
+    from mdvec.tools import evaluate as ev
+    from mdvec.tools.train import _reference_env_fn, _write_run_json, build_model
 
     cfg = TrainConfig(backend="processes", envs=1, n_steps=32, batch_size=32, net=(8,), out=str(tmp_path),
                       task={"episode_len": 30, "push_window": (5, 25)})
@@ -344,7 +344,7 @@ def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.Cap
 
 @pytest.mark.parametrize("source", ["mdvec", "reference"])
 def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     if source == "mdvec" and not render.c_env_available():
@@ -366,7 +366,7 @@ def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys
 
 
 def test_render_refuses_unknown_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     assert render.main(["--policy", "hold-pose", "--out", str(tmp_path / "x.avi")]) == 2
     assert ".gif or an .mp4" in capsys.readouterr().err

@@ -46,7 +46,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import mdvec.gym  # noqa: F401  (registers the mdvec/ ids with Gymnasium on every EnvRunner)
+import mdvec.adapters.gym  # noqa: F401  (registers the mdvec/ ids with Gymnasium on every EnvRunner)
 
 DEFAULT_ENV_ID = "mdvec/DuckBalance-v0"
 BACKENDS = ("c", "reference")
@@ -130,7 +130,7 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
         try:
             out = self.env.step(actions)
         except Exception as exc:
-            from ._lib import ERR_PHYSICS
+            from .._lib import ERR_PHYSICS
 
             if getattr(exc, "code", None) == ERR_PHYSICS:
                 _STATS["physics_errors"] += 1
@@ -242,7 +242,7 @@ def _fault_options(fault: dict[str, Any] | None, env_id: str) -> dict[str, Any]:
     os.close(fd)
     if env_id != DEFAULT_ENV_ID:
         raise ValueError(f"fault: only {DEFAULT_ENV_ID} has a fault model, not {env_id!r}")
-    from ._resources import variant_path
+    from .._resources import variant_path
 
     xml = variant_path("default").read_text()
     xml = xml.replace('<mujoco model="duck">', '<mujoco model="duck"><size memory="40K"/>', 1)

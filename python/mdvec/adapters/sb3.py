@@ -23,9 +23,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
-from ._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from .gym.env import action_box, obs_box
-from .vecenv import VecEnv
+from ..vecenv import VecEnv
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
 

@@ -77,7 +77,8 @@ def _contract(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from . import VecEnv, contract
+    from .. import VecEnv
+    from . import contract
 
     print("1/2 equality: C env vs Python reference on the built-in duck (3 cases)")
     cases = [c for c in contract.default_cases(quick=True) if c.name in ("v1 random", "dr + sensor noise + init noise v1", "vector 4 envs x 2 threads, autoreset")]
@@ -104,10 +105,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _version_line() -> str:
     """mdvec's version, and the library's and MuJoCo's where the library loads."""
-    from . import __version__
+    from .. import __version__
 
     try:
-        from .vecenv import lib
+        from ..vecenv import lib
 
         L = lib()
         number, mj = L.mdvec_version(), L.mdvec_mujoco_version()
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                         "min(envs, cores, 8))")
     p.add_argument("--seconds", type=float, default=3.0, help="how long the throughput part runs (default 3)")
     p.set_defaults(func=_demo)
-    from .gym_tasks import GYM_TASKS  # light (contract imports numpy and the library): the names only
+    from ..gym_tasks import GYM_TASKS  # light (contract imports numpy and the library): the names only
 
     p = sub.add_parser("contract", help="compare the C env with the reference, every feature, every task",
                        description="Per task, the C env against its reference (the duck: the Python reference and "
@@ -171,6 +172,3 @@ def _forward(name: str, args: argparse.Namespace) -> int:
     module = importlib.import_module(f".{name}", __package__)
     return module.main(args.rest)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._paths import writable_file
+from .._paths import writable_file
 
 DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
 DEFAULT_EPISODES = 20
@@ -78,7 +78,7 @@ def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
 def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str = "default",
                  task: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed (seeds in lockstep, batched policy calls); return the metrics."""
-    from .reference import DuckEnv
+    from ..reference import DuckEnv
 
     envs = [DuckEnv(seed=s, variant=variant, **(task or {})) for s in seeds]
     n, length = len(envs), envs[0].cfg.episode_len
@@ -129,7 +129,7 @@ def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episode
     """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
     once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls).
     ``policy`` None: all-zero actions, the baseline of a task without a hold pose."""
-    from .vecenv import VecEnv
+    from ..vecenv import VecEnv
 
     n = len(seeds)
     returns, lengths = np.zeros((n, episodes)), np.zeros((n, episodes), dtype=np.int64)

@@ -47,8 +47,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._paths import writable_dir
-from .reference.config import TaskConfig
+from .._paths import writable_dir
+from ..reference.config import TaskConfig
 
 BACKENDS = ("mdvec", "processes")
 DUCK = "duck"
@@ -144,7 +144,7 @@ def resolve_env(name: str) -> str:
     Accepts ``duck``, ``mdvec/DuckBalance-v0``, ``Hopper-v5`` and ``mdvec/Hopper-v5``; raises ValueError
     listing the choices otherwise.
     """
-    from .gym_tasks import GYM_TASKS
+    from ..gym_tasks import GYM_TASKS
 
     text = str(name).strip()
     if text in (DUCK, "DuckBalance-v0", "mdvec/DuckBalance-v0"):
@@ -157,9 +157,9 @@ def resolve_env(name: str) -> str:
 
 def _gym_option_kinds(env: str) -> dict[str, Any]:
     """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
-    from .gym_tasks import GYM_TASKS
+    from ..gym_tasks import GYM_TASKS
 
-    from .gym_tasks import option_types
+    from ..gym_tasks import option_types
 
     sample = {"int": 0, "float": 0.0, "bool": False, "str": "", "range": (0.0, 0.0), "irange": (0, 0), "choice": ""}
     kinds: dict[str, Any] = {name: sample[t] for name, t in option_types(env).items()}
@@ -169,7 +169,7 @@ def _gym_option_kinds(env: str) -> dict[str, Any]:
 
 def check_gym_options(env: str, options: dict[str, Any]) -> None:
     """Raise ValueError naming a bad option of Gymnasium task ``env`` (unknown name, bad value, missing xml_file)."""
-    from .gym_tasks import resolve_options
+    from ..gym_tasks import resolve_options
 
     kinds = _gym_option_kinds(env)
     unknown = sorted(set(options) - set(kinds))
@@ -254,7 +254,7 @@ def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
     """
     import gymnasium
 
-    from .gym import DUCK_ID
+    from ..adapters.gym import DUCK_ID
 
     return gymnasium.make(DUCK_ID, backend="reference", seed=seed, **task)
 
@@ -267,7 +267,7 @@ def _gym_env_fn(env: str, options: dict[str, Any]) -> Any:
     """
     import gymnasium
 
-    from .gym_tasks import GYM_TASKS
+    from ..gym_tasks import GYM_TASKS
 
     return gymnasium.make(GYM_TASKS[env].gym_id, **options)
 
@@ -282,7 +282,7 @@ def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None,
             raise ValueError(f"--variant: only the duck has model variants, not {env}")
         if backend == "mdvec":
             try:
-                from .sb3 import make_vec_env
+                from ..adapters.sb3 import make_vec_env
             except ImportError as exc:
                 raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
             return make_vec_env(num_envs, seed=seed, threads=threads, task=env, **options)
@@ -295,7 +295,7 @@ def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None,
         options["variant"] = variant
     if backend == "mdvec":
         try:
-            from .sb3 import make_vec_env
+            from ..adapters.sb3 import make_vec_env
         except ImportError as exc:
             raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
         return make_vec_env(num_envs, seed=seed, threads=threads, **options)
@@ -879,7 +879,7 @@ def _versions() -> dict[str, str]:
         except Exception:  # noqa: BLE001 - versions are informative only
             pass
     try:
-        from . import __version__
+        from .. import __version__
 
         out["mdvec"] = __version__
     except Exception:  # noqa: BLE001

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
-from ..vector import DUCK_ID
+from ...vector import DUCK_ID
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
@@ -121,7 +121,7 @@ def register_builtin() -> None:
             "backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, height, camera, "
             "and the task options (mdvec.task_options('duck')).")
     try:
-        from ..gym_tasks import GYM_TASKS  # Gymnasium's MuJoCo tasks that libmdvec implements
+        from ...gym_tasks import GYM_TASKS  # Gymnasium's MuJoCo tasks that libmdvec implements
     except ImportError:
         return
     for t in GYM_TASKS.values():

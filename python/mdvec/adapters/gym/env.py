@@ -20,9 +20,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .._mjwarn import collected
-from .._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
-from .._adapters import reset_mask as _check_reset_options
+from ..._mjwarn import collected
+from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from .._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
@@ -47,7 +47,7 @@ class CCore:
     def __init__(self, task: str, seed: int, options: dict[str, Any],
                  info_type: Callable[[str, Any], Callable[[Any], Any]] | None = None,
                  reward_type: Callable[[Any], Any] = float) -> None:
-        from ..vecenv import VecEnv
+        from ...vecenv import VecEnv
 
         self.venv = VecEnv(1, seed=seed, threads=1, task=task, autoreset_mode="disabled", **options)
         spec = self.venv.spec
@@ -116,7 +116,7 @@ class DuckReferenceCore:
     """One ``mdvec.reference.DuckEnv``: info as DuckEnv gives it (Python int/bool/float), reset info empty."""
 
     def __init__(self, seed: int, options: dict[str, Any]) -> None:
-        from ..reference import DuckEnv
+        from ...reference import DuckEnv
 
         self.env = DuckEnv(seed=seed, **options)
         self.observation_space = obs_box(self.env.obs_dim)
