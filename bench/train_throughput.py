@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if (ROOT / "python" / "mdvec").is_dir() and str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
 
-from mdvec.train import BACKENDS, TrainConfig, Trainer, _versions, parse_task_options  # noqa: E402
+from mdvec.tools.train import BACKENDS, TrainConfig, Trainer, _versions, parse_task_options  # noqa: E402
 
 PHASES = ("env_s", "forward_s", "bookkeeping_s", "update_s")
 

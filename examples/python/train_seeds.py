@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if (ROOT / "python" / "mdvec").is_dir() and str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
 
-from mdvec import evaluate, train  # noqa: E402
+from mdvec.tools import evaluate, train  # noqa: E402
 
 METRICS = ("return_mean", "survival", "upright_share", "median_trunk_height", "episodes_without_fall")
 

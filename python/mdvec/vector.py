@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ._adapters import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
-from ._adapters import reset_mask as _reset_mask
-from ._adapters import vector_seeds
+from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
+from .adapters._shared import reset_mask as _reset_mask
+from .adapters._shared import vector_seeds
 
 
 @dataclass(frozen=True)
@@ -284,6 +284,6 @@ def make(task: str, num_envs: int = 1, seed: int = 0, threads: int | None = None
         import gymnasium  # noqa: F401
     except ImportError:
         return VectorEnv(name, num_envs, seed, threads, **kwargs)
-    import mdvec.gym
+    from .adapters import gym
 
-    return mdvec.gym.TASKS[env_id].vector_class(num_envs, seed=seed, threads=threads, **kwargs)
+    return gym.TASKS[env_id].vector_class(num_envs, seed=seed, threads=threads, **kwargs)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mdvec.contract import count_values, explain
+from mdvec.tools.contract import count_values, explain
 
 STEP, RESET = 1, 2
 
@@ -27,7 +27,7 @@ class Tally:
 
     def same(self, what: str, got: Any, want: Any) -> None:
         """Compare got (mdvec's) with want (Gymnasium's) as arrays, element by element, dtype and shape
-        included (mdvec.contract.count_values, the contract's own tally); note the first differences."""
+        included (mdvec.tools.contract.count_values, the contract's own tally); note the first differences."""
         n, same = count_values(np.asarray(want), np.asarray(got))
         self.compared += n
         self.identical += same

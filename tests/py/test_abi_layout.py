@@ -58,7 +58,7 @@ def test_one_version_everywhere() -> None:
 
 def test_version_command(capsys: pytest.CaptureFixture[str]) -> None:
     import mdvec
-    from mdvec import __main__ as cli
+    from mdvec.tools import cli
 
     with pytest.raises(SystemExit) as stop:
         cli.main(["--version"])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mdvec import bench
+from mdvec.tools import bench
 
 C_BENCH = bench.find_c_bench()  # as bench.main finds it: $MDVEC_BENCH, else a build folder; None: not built
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec import Env, VecEnv, contract
+from mdvec import Env, VecEnv
+from mdvec.tools import contract
 from mdvec.reference import DuckEnv, ProcVecEnv
 
 CASES = contract.default_cases(quick=True)

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mdvec import __main__ as cli
-from mdvec import contract
+from mdvec.tools import cli
+from mdvec.tools import contract
 from mdvec.gym_tasks import GYM_TASKS
 
 

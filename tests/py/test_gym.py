@@ -1,7 +1,7 @@
 """mdvec.gym: the duck task as gymnasium.Env (both backends) and as a C-backed gymnasium VectorEnv.
 
 Equality: the C vector env against Gymnasium's own SyncVectorEnv over the reference single env, bit
-for bit, in every autoreset mode (mdvec.contract's gym cases); the C single env against the
+for bit, in every autoreset mode (mdvec.tools.contract's gym cases); the C single env against the
 reference single env. Skipped when gymnasium is not installed.
 """
 
@@ -21,7 +21,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed 
 
 import mdvec.gym  # noqa: E402 - registers the ids
 from gymnasium.vector import AutoresetMode  # noqa: E402
-from mdvec import contract  # noqa: E402
+from mdvec.tools import contract  # noqa: E402
 
 ID = "mdvec/DuckBalance-v0"
 OPTS = {"episode_len": 12, "push_window": (2, 10), "sensor_noise": True, "init_noise": 0.02}
@@ -547,7 +547,7 @@ def test_hopper_single_env_equals_gymnasium_hopper_with_types():
 
 
 def test_info_keys_groups_array_elements():
-    from mdvec._adapters import info_keys
+    from mdvec.adapters._shared import info_keys
 
     f64 = np.dtype(np.float64)
     keys = info_keys([("x", f64, 3), ("ten[0]", f64, 3), ("ten[1]", f64, 3), ("r", "action", 1), ("t", np.int64, 1)])

@@ -177,3 +177,26 @@ def test_import_mdvec_is_light(tmp_path: Path) -> None:
         print("mdvec.duck" in sys.modules)
     """, tmp_path)
     assert out.returncode == 0 and out.stdout.split("\n")[:2] == ["[]", "True"], (out.stdout, out.stderr)
+
+
+def test_import_adapters_is_light(tmp_path: Path) -> None:
+    """``import mdvec.gym`` and ``import mdvec.sb3`` load no reference backend (mdvec.reference, mujoco's
+    bindings) until an env asks for one; their public names are the modules of mdvec.adapters themselves
+    (no module imported twice under two names)."""
+    pytest.importorskip("gymnasium", reason="gymnasium is not installed")
+    pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
+    out = run_child("""
+        import sys
+        import mdvec.gym, mdvec.sb3
+        import mdvec.adapters.gym.env, mdvec.adapters.sb3
+        print(sorted(m for m in ("mujoco", "mdvec.reference", "mdvec.duck") if m in sys.modules))
+        print(mdvec.gym is mdvec.adapters.gym is sys.modules["mdvec.gym"],
+              mdvec.sb3 is mdvec.adapters.sb3 is sys.modules["mdvec.sb3"],
+              sys.modules["mdvec.gym.env"] is mdvec.adapters.gym.env,
+              mdvec.gym.MdvecTaskEnv is mdvec.adapters.gym.env.MdvecTaskEnv)
+        import mdvec.gym.env as again
+        print(again is mdvec.adapters.gym.env, mdvec.gym.MdvecTaskEnv.__module__)
+    """, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["[]", "True True True True", "True mdvec.adapters.gym.env"], \
+        (out.stdout, out.stderr)

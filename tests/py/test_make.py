@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec import contract
+from mdvec.tools import contract
 from mdvec.vecenv import task_meta
 from mdvec.vector import Space, VectorEnv
 

@@ -79,7 +79,7 @@ def test_a_wrong_function_is_caught_by_the_probe(monkeypatch: pytest.MonkeyPatch
 
 
 def _reacher_identical(monkeypatch: pytest.MonkeyPatch, dot: npdot.NumpyDot) -> bool:
-    from mdvec import contract
+    from mdvec.tools import contract
 
     if contract.v5_unavailable():
         pytest.skip(contract.v5_unavailable())

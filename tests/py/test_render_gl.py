@@ -75,7 +75,7 @@ def test_headless_without_mujoco_gl_renders_with_egl() -> None:
 
 def test_render_cli_800x600(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """render --width 800 --height 600: the duck's 640x480 offscreen buffer is enlarged to fit."""
-    from mdvec import render
+    from mdvec.tools import render
 
     pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     out = tmp_path / "big.gif"
@@ -92,7 +92,7 @@ def test_render_cli_800x600(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_mp4_without_ffmpeg_fails_before_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     monkeypatch.setattr(render.shutil, "which", lambda name: None)
     monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)  # import fails
@@ -110,7 +110,7 @@ def test_mp4_without_ffmpeg_fails_before_rendering(tmp_path: Path, monkeypatch: 
 @pytest.mark.parametrize("where", ["file", "unwritable"])
 def test_render_out_checked_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                   where: str) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     monkeypatch.setattr(render, "render_episodes", lambda *a, **k: (_ for _ in ()).throw(AssertionError("rendered")))
     if where == "file":
@@ -153,8 +153,8 @@ def test_rendering_halfcheetah_writes_no_mujoco_log(tmp_path: Path) -> None:
 
 def test_render_a_gymnasium_task_with_the_zero_action_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """render --policy hold-pose --env Hopper-v5: the baseline (all-zero actions) drawn from the C env."""
-    from mdvec import render
     from mdvec.gym_tasks import gymnasium_mujoco_unavailable
+    from mdvec.tools import render
 
     pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     if gymnasium_mujoco_unavailable():

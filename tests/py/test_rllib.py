@@ -164,6 +164,15 @@ def sample_summary(runner: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- without a cluster
+def test_public_name_is_the_adapter_itself() -> None:
+    """``mdvec.rllib`` is the module ``mdvec.adapters.rllib`` (never a second copy): Ray pickles its classes
+    for the EnvRunners under that one name."""
+    import mdvec.adapters.rllib
+
+    assert mrl is mdvec.adapters.rllib and sys.modules["mdvec.rllib"] is mrl
+    assert mrl.RLlibVectorEnv.__module__ == "mdvec.adapters.rllib"
+
+
 def test_seed_rule_is_per_runner_and_env_and_reproducible() -> None:
     s = 11
     a = [mrl.env_seeds(s, w, 8) for w in range(4)]

@@ -15,8 +15,8 @@ pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install
 pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (pip install 'mdvec[sb3]')")
 
 import gymnasium  # noqa: E402
-from mdvec import contract  # noqa: E402
 from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env  # noqa: E402
+from mdvec.tools import contract  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize  # noqa: E402
 
 ID = "mdvec/DuckBalance-v0"
@@ -155,6 +155,20 @@ def test_ppo_learns_a_few_steps():
     model = PPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=64)
     venv.close()
+
+
+def test_sb3_progress_bar_runs_on_mdvec_envs(capsys):
+    """The sb3 extra brings tqdm and rich: SB3's own learn(progress_bar=True) draws its bar over mdvec's envs."""
+    pytest.importorskip("tqdm", reason="tqdm not installed (pip install 'mdvec[sb3]')")
+    pytest.importorskip("rich", reason="rich not installed (pip install 'mdvec[sb3]')")
+    from stable_baselines3 import PPO
+
+    venv = mdvec_env(4)
+    model = PPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=128, progress_bar=True)
+    venv.close()
+    shown = capsys.readouterr()
+    assert model.num_timesteps == 128 and "128/128" in shown.out + shown.err
 
 
 @pytest.mark.parametrize("task", ["Hopper-v5", "Humanoid-v5"])

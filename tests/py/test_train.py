@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mdvec.train import TrainConfig, config_from_args, build_parser, parse_task_options, resolve_env
+from mdvec.tools.train import TrainConfig, build_parser, config_from_args, parse_task_options, resolve_env
 
 # small: 3 envs x 100 steps per update, 3 updates, episodes of 80 steps so that truncations (and
 # the value bootstrap on terminal_observation) happen inside every rollout; DR and sensor noise on so
@@ -95,7 +95,7 @@ def test_gymnasium_task_options_parse_by_their_types() -> None:
     cfg, given = config_from_args(args)
     assert given == {"env": "Hopper-v5", "task": {"max_episode_steps": 25}}
     with pytest.raises(ValueError, match="only the duck"):
-        from mdvec.train import _check
+        from mdvec.tools.train import _check
 
         _check(dataclasses.replace(cfg, variant="light"))
 
@@ -109,7 +109,7 @@ def test_command_line_fills_only_what_was_given() -> None:
 
 # ------------------------------------------------------------------ parity
 def _train_recording(backend: str, tmp_path: Path) -> tuple[list[dict[str, np.ndarray]], str, list[dict]]:
-    from mdvec.train import train
+    from mdvec.tools.train import train
 
     buffers: list[dict[str, np.ndarray]] = []
 
@@ -155,7 +155,7 @@ def _need_hopper() -> None:
 
 def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list, str, list, dict]:
     """Train HOPPER on one backend; count the episodes that terminated and were truncated."""
-    from mdvec import train as train_mod
+    from mdvec.tools import train as train_mod
 
     counts = {"terminated": 0, "truncated": 0}
     timed = getattr(train_mod._timed_vec_env, "unpatched", train_mod._timed_vec_env)
@@ -212,8 +212,8 @@ def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(tmp_path: Path, 
 
 def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_hopper()
-    from mdvec import evaluate, render
-    from mdvec import train as train_mod
+    from mdvec.tools import evaluate, render
+    from mdvec.tools import train as train_mod
 
     out = tmp_path / "hopper"
     argv = ["--env", "mdvec/Hopper-v5", "--backend", "mdvec", "--envs", "2", "--n-steps", "32", "--batch-size", "32",
@@ -265,7 +265,7 @@ def _backend() -> str:
 
 def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_sb3()
-    from mdvec import train as train_mod
+    from mdvec.tools import train as train_mod
 
     out = tmp_path / "run"
     common = ["--out", str(out), "--print-every", "0"]
@@ -300,7 +300,7 @@ def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.Captu
 
 def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
     _need_sb3()
-    from mdvec.evaluate import evaluate, format_table, hold_pose, run_episodes
+    from mdvec.tools.evaluate import evaluate, format_table, hold_pose, run_episodes
 
     task = {"episode_len": 40, "push_window": (5, 35)}
     hp = run_episodes(hold_pose, [1, 2], 2, task=task)
@@ -318,14 +318,117 @@ def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
     assert "survival" in format_table(result)
 
 
+RESUME_ARGV = ["--envs", "2", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--net", "8,8",
+               "--seed", "5", "--checkpoint-every", "1", "-o", "episode_len=40", "-o", "push_window=5,35",
+               "-o", "dr=true", "--quiet"]
+
+
+def _rows(out: Path) -> list[dict]:
+    return json.loads((out / "curve.json").read_text())["rows"]
+
+
+def test_resume_is_reproducible_but_not_bit_for_bit(tmp_path: Path) -> None:
+    """What train --resume's help says: two resumes of one checkpoint end with the same parameters; a resumed
+    run is not the run that was not stopped (the envs restart their episodes, reseeded, and so do the random
+    generators): its rollouts after the resume and its parameters differ from the straight run's."""
+    _need_sb3()
+    import shutil
+
+    from mdvec.tools import train as train_mod
+
+    argv = RESUME_ARGV + ["--backend", _backend()]
+    straight, first, second = tmp_path / "straight", tmp_path / "first", tmp_path / "second"
+    assert train_mod.main(argv + ["--steps", "256", "--out", str(straight)]) == 0  # 4 updates of 64 env steps
+    assert train_mod.main(argv + ["--steps", "128", "--out", str(first)]) == 0
+    shutil.copytree(first, second)
+    for out in (first, second):
+        assert train_mod.main(["--resume", "--steps", "256", "--out", str(out), "--quiet"]) == 0
+    s, a, b = _rows(straight), _rows(first), _rows(second)
+    assert [r["timesteps"] for r in s] == [r["timesteps"] for r in a] == [64, 128, 192, 256]
+    digest = [[r["rollout_sha256"] for r in rows] for rows in (s, a, b)]
+    assert digest[0][:2] == digest[1][:2], "the same seed: the same first two updates"
+    assert digest[1] == digest[2], "one checkpoint resumes the same way twice"
+    assert digest[0][2] != digest[1][2] and digest[0][3] != digest[1][3], "the resumed rollouts are new episodes"
+    params = [json.loads((out / "summary.json").read_text())["params_sha256"] for out in (straight, first, second)]
+    assert params[1] == params[2] != params[0]
+
+
+def test_tensorboard_without_the_package_is_one_line_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _need_sb3()
+    import sys
+
+    from mdvec.tools import train as train_mod
+
+    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)  # the import SB3's logger makes fails
+    out = tmp_path / "run"
+    code = train_mod.main(RESUME_ARGV + ["--steps", "64", "--out", str(out), "--tensorboard", str(tmp_path / "tb")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "--tensorboard" in err and "pip install 'mdvec[tensorboard]'" in err
+    assert not out.exists() and not (tmp_path / "tb").exists(), "nothing made before the check"
+
+
+def test_tensorboard_logs_each_update(tmp_path: Path) -> None:
+    _need_sb3()
+    pytest.importorskip("tensorboard", reason="tensorboard not installed (pip install 'mdvec[tensorboard]')")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from mdvec.tools import train as train_mod
+
+    tb = tmp_path / "tb"
+    argv = RESUME_ARGV + ["--backend", _backend(), "--out", str(tmp_path / "duck7"), "--tensorboard", str(tb)]
+    assert train_mod.main(argv + ["--steps", "192"]) == 0
+    assert train_mod.main(["--resume", "--steps", "256", "--out", str(tmp_path / "duck7"), "--quiet"]) == 0
+    assert [p.name for p in tb.iterdir()] == ["duck7_1"], "the run's name; a resume goes on in the same folder"
+    events = EventAccumulator(str(tb / "duck7_1"))
+    events.Reload()
+    tags = events.Tags()["scalars"]
+    for tag in ("rollout/ep_return_avg100", "rollout/survival", "train/value_loss", "time/fps"):
+        assert tag in tags, (tag, tags)
+    steps = [e.step for e in events.Scalars("rollout/rollout_steps_per_s")]
+    assert steps == [64, 128, 192, 256], steps  # once per update, at its env steps, across the resume
+    rows = _rows(tmp_path / "duck7")
+    logged = [e.value for e in events.Scalars("rollout/ep_return_avg100")]
+    assert np.allclose(logged, [r["ep_return_avg100"] for r in rows if r["ep_return_avg100"] is not None])
+
+
+def test_evaluate_writes_into_the_run_folder_or_the_current_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """evaluate's JSON: into the policy's train run folder (the one holding run.json; a checkpoint's too),
+    else into the current folder, never beside a policy that lies outside a run (a shipped one)."""
+    _need_sb3()
+    import shutil
+
+    from mdvec.tools import evaluate
+    from mdvec.tools import train as train_mod
+
+    run = tmp_path / "run"
+    assert train_mod.main(RESUME_ARGV + ["--backend", _backend(), "--steps", "64", "--out", str(run)]) == 0
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    shutil.copy(run / "policy.zip", shipped / "duck.zip")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    small = ["--seeds", "1", "--episodes", "1", "--no-baseline", "-o", "episode_len=10", "-o", "push_window=2,8"]
+    assert evaluate.main(["--policy", str(shipped / "duck.zip")] + small) == 0
+    assert evaluate.main(["--policy", str(run / "policy.zip")] + small) == 0
+    assert evaluate.main(["--policy", str(run / "checkpoints" / "step_000000000064.zip")] + small) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in shipped.iterdir()) == ["duck.zip"]
+    assert sorted(p.name for p in cwd.iterdir()) == ["eval_duck.json"]
+    assert {"eval_policy.json", "eval_step_000000000064.json"} <= {p.name for p in run.iterdir()}
+
+
 def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_sb3()
     from stable_baselines3 import PPO
 
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from mdvec import evaluate as ev
-    from mdvec.train import _reference_env_fn, _write_run_json, build_model
+    from mdvec.tools import evaluate as ev
+    from mdvec.tools.train import _reference_env_fn, _write_run_json, build_model
 
     cfg = TrainConfig(backend="processes", envs=1, n_steps=32, batch_size=32, net=(8,), out=str(tmp_path),
                       task={"episode_len": 30, "push_window": (5, 25)})
@@ -344,7 +447,7 @@ def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.Cap
 
 @pytest.mark.parametrize("source", ["mdvec", "reference"])
 def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     if source == "mdvec" and not render.c_env_available():
@@ -366,7 +469,7 @@ def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys
 
 
 def test_render_refuses_unknown_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import render
+    from mdvec.tools import render
 
     assert render.main(["--policy", "hold-pose", "--out", str(tmp_path / "x.avi")]) == 2
     assert ".gif or an .mp4" in capsys.readouterr().err

@@ -27,7 +27,7 @@ def _need_sb3() -> None:
 
 
 def test_an_interrupted_save_leaves_no_damaged_file(tmp_path: Path) -> None:
-    from mdvec.train import checkpoint_damage, save_model
+    from mdvec.tools.train import checkpoint_damage, save_model
 
     class Cut:
         def save(self, fh: object) -> None:
@@ -43,7 +43,7 @@ def test_an_interrupted_save_leaves_no_damaged_file(tmp_path: Path) -> None:
 
 
 def test_resume_skips_a_damaged_newest_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mdvec import train as train_mod
+    from mdvec.tools import train as train_mod
 
     out = tmp_path / "run"
     assert train_mod.main(SMALL + ["--steps", "256", "--checkpoint-every", "1", "--out", str(out)]) == 0
@@ -77,7 +77,7 @@ def test_first_ctrl_c_saves_the_current_state(tmp_path: Path) -> None:
 
     from stable_baselines3 import PPO
 
-    from mdvec.train import checkpoint_damage
+    from mdvec.tools.train import checkpoint_damage
 
     assert checkpoint_damage(ckpts[0]) == ""
     steps = PPO.load(ckpts[0], device="cpu").num_timesteps
@@ -98,8 +98,8 @@ def test_cli_user_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A truncated policy zip, evaluate --out where it cannot be written (checked before the evaluation,
     which took minutes and was then lost), train --out naming a file: one line each, exit status 2."""
-    from mdvec import evaluate, render
-    from mdvec import train as train_mod
+    from mdvec.tools import evaluate, render
+    from mdvec.tools import train as train_mod
 
     bad = tmp_path / "policy.zip"
     bad.write_bytes(b"PK\x03\x04truncated")

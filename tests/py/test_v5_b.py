@@ -9,7 +9,7 @@ of each task non-default at least once (those that change the observation includ
 bare name, an absolute and a ./relative path). Then the registered ids: ``gymnasium.make("mdvec/ID")``
 against ``gymnasium.make(ID)``, and ``make_vec("mdvec/ID", vectorization_mode="vector_entry_point",
 threads=2)`` against Gymnasium's SyncVectorEnv over ``gymnasium.make(ID)`` (NEXT_STEP and SAME_STEP,
-with mdvec.contract's comparison). Each test counts what it compares; the totals per task are printed
+with mdvec.tools.contract's comparison). Each test counts what it compares; the totals per task are printed
 at the end of the module.
 
 ``np.linalg.norm`` (Ant's and Humanoid's distance_from_origin, Reacher's and Pusher's distances and so
@@ -377,7 +377,7 @@ def test_norm_tasks_get_numpys_own_dot() -> None:
 def test_gymnasium_make_single_env(task: str) -> None:
     """gymnasium.make("mdvec/ID") (TimeLimit from the registration or max_episode_steps) vs gymnasium.make(ID)."""
     import mdvec.gym  # noqa: F401 - registers the ids
-    from mdvec import contract
+    from mdvec.tools import contract
 
     opts = {"max_episode_steps": 12}
     t = Tally(task)
@@ -439,7 +439,7 @@ class _Regrouped:
 def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
     import mdvec.gym  # noqa: F401 - registers the ids
     from gymnasium.vector import AutoresetMode, SyncVectorEnv
-    from mdvec import contract
+    from mdvec.tools import contract
 
     autoreset = AutoresetMode[mode]
     n, steps = 3, SHORT[task] // 2

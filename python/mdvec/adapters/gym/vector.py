@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..vector import VectorEnv
+from ...vector import VectorEnv
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry

@@ -19,6 +19,9 @@ fallen), upright share (share of steps with the trunk's z axis within about 26 d
 earns while the duck is up (the reward and each unweighted term, ``r_up``, ``r_pose``, ...: a policy
 that survives by leaning shows it there). The task options
 (``-o``) default to the ones the policy was trained with (its run folder's run.json).
+
+The JSON goes to ``--out``, else to ``eval_<policy name>.json`` in the policy's train run folder (the one
+holding its run.json), else in the current folder.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._paths import writable_file
+from .._paths import writable_file
 
 DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
 DEFAULT_EPISODES = 20
@@ -78,7 +81,7 @@ def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
 def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str = "default",
                  task: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed (seeds in lockstep, batched policy calls); return the metrics."""
-    from .reference import DuckEnv
+    from ..reference import DuckEnv
 
     envs = [DuckEnv(seed=s, variant=variant, **(task or {})) for s in seeds]
     n, length = len(envs), envs[0].cfg.episode_len
@@ -129,7 +132,7 @@ def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episode
     """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
     once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls).
     ``policy`` None: all-zero actions, the baseline of a task without a hold pose."""
-    from .vecenv import VecEnv
+    from ..vecenv import VecEnv
 
     n = len(seeds)
     returns, lengths = np.zeros((n, episodes)), np.zeros((n, episodes), dtype=np.int64)
@@ -231,7 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                    help="duck task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
-    p.add_argument("--out", default=None, help="JSON file to write (default: eval_<policy name>.json next to the policy)")
+    p.add_argument("--out", default=None,
+                   help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "
+                        "one holding its run.json, else in the current folder: never beside a policy shipped in a "
+                        "package or a source tree)")
     return p
 
 
@@ -254,7 +260,7 @@ def policy_setup(policy: str, env_arg: str | None, options: list[str]) -> tuple[
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .train import DUCK, require_sb3
+    from .train import DUCK, require_sb3, run_folder
 
     args = build_parser().parse_args(argv)
     missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
@@ -270,8 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         trained = args.policy != "hold-pose"
         saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
-        out = Path(args.out) if args.out else (Path(args.policy).parent / f"eval_{Path(args.policy).stem}.json"
-                                               if trained else Path("eval_hold-pose.json"))
+        out = Path(args.out) if args.out else (
+            (run_folder(Path(args.policy)) or Path()) / f"eval_{Path(args.policy).stem}.json" if trained
+            else Path("eval_hold-pose.json"))
         writable_file(out, "--out")  # before the evaluation, not after it
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)

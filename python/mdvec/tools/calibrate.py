@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .reference.config import TaskConfig
+from ..reference.config import TaskConfig
 
 
 def hold_pose(push_speed: tuple[float, float], reward: str, seeds: int, episodes: int,
@@ -26,10 +26,10 @@ def hold_pose(push_speed: tuple[float, float], reward: str, seeds: int, episodes
     for seed in range(seeds):
         cfg = dict(push_speed=push_speed, reward=reward)
         if backend == "c":
-            from .vecenv import VecEnv
+            from ..vecenv import VecEnv
             env: Any = VecEnv(1, seed=1000 * seed, threads=1, **cfg)
         else:
-            from .reference import ProcVecEnv
+            from ..reference import ProcVecEnv
             env = ProcVecEnv(1, seed=1000 * seed, workers=1, **cfg)
         env.reset()
         zeros = np.zeros((1, env.nu))

@@ -20,9 +20,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .._mjwarn import collected
-from .._adapters import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type
-from .._adapters import reset_mask as _check_reset_options
+from ..._mjwarn import collected
+from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type
+from .._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
@@ -46,7 +46,7 @@ class CCore:
     have the Python types of the reference's (the kinds the task declares: Spec.reward_kind, info_kinds)."""
 
     def __init__(self, task: str, seed: int, options: dict[str, Any]) -> None:
-        from ..vecenv import VecEnv
+        from ...vecenv import VecEnv
 
         self.venv = VecEnv(1, seed=seed, threads=1, task=task, autoreset_mode="disabled", **options)
         spec = self.venv.spec

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import gymnasium
 
-from ..vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
+from ...vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ._mjwarn import collected
-from .gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
-from .reference import DuckEnv
-from .reference.vec_common import info_dtypes
-from .npdot import NumpyDot, arithmetic, numpy_dot
-from .vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
+from .._mjwarn import collected
+from ..gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
+from ..reference import DuckEnv
+from ..reference.vec_common import info_dtypes
+from ..npdot import NumpyDot, arithmetic, numpy_dot
+from ..vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
 # Every task the contract knows, in report order: --task takes these names.
@@ -606,7 +606,7 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
 def _gym_vector(case: Case, result: Result) -> None:
     import gymnasium
 
-    import mdvec.gym  # noqa: F401 - registers the ids
+    import mdvec.adapters.gym  # noqa: F401 - registers the ids
     from gymnasium.vector import AutoresetMode
 
     mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
@@ -702,9 +702,9 @@ def _sb3_vector(case: Case, result: Result) -> None:
     import gymnasium
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import mdvec.gym  # noqa: F401 - registers the ids
+    import mdvec.adapters.gym  # noqa: F401 - registers the ids
 
-    from .sb3 import make_vec_env
+    from ..adapters.sb3 import make_vec_env
 
     def one(i: int) -> Any:
         return lambda: gymnasium.make(GYM_ID, backend="reference", seed=case.seed + i, **case.cfg)
@@ -750,7 +750,7 @@ def v5_unavailable() -> str:
     if _V5_UNAVAILABLE is None:
         _V5_UNAVAILABLE = gymnasium_mujoco_unavailable()
         if not _V5_UNAVAILABLE:
-            import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
+            import mdvec.adapters.gym  # noqa: F401 - registers the mdvec/ ids
     return _V5_UNAVAILABLE
 
 
@@ -770,7 +770,7 @@ def _v5_vector(case: Case, result: Result) -> None:
     import gymnasium
     from gymnasium.vector import AutoresetMode
 
-    import mdvec.gym  # noqa: F401 - registers the mdvec/ ids
+    import mdvec.adapters.gym  # noqa: F401 - registers the mdvec/ ids
 
     entry = GYM_TASKS[case.task]
     mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,

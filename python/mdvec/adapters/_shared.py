@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._gl import make_renderer
-from ._mjwarn import collected
+from .._gl import make_renderer
+from .._mjwarn import collected
 
 SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
 STEP, RESET = 1, 2  # info field bits (MDVEC_INFO_STEP, MDVEC_INFO_RESET)

@@ -19,8 +19,9 @@ their SHA-256; each update's row in curve.json holds the SHA-256 of its rollout 
 
 Writes into ``--out``: ``run.json`` (the configuration, versions), ``policy.zip`` (SB3's own format,
 ``PPO.load`` reads it), ``curve.json`` / ``curve.csv`` / ``curve.png`` (one row per PPO update),
-``summary.json`` and ``checkpoints/step_<env steps>.zip``. ``--resume`` continues the newest
-checkpoint of ``--out`` up to ``--steps`` (give a larger ``--steps`` to train on).
+``summary.json`` and ``checkpoints/step_<env steps>.zip``; with ``--tensorboard DIR`` also SB3's
+TensorBoard logs in ``DIR/<--out's name>_<k>``. ``--resume`` continues the newest checkpoint of ``--out``
+up to ``--steps`` (give a larger ``--steps`` to train on); it does not continue bit for bit (see its help).
 """
 
 from __future__ import annotations
@@ -47,11 +48,21 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._paths import writable_dir
-from .reference.config import TaskConfig
+from .._paths import writable_dir
+from ..reference.config import TaskConfig
 
 BACKENDS = ("mdvec", "processes")
 DUCK = "duck"
+
+RESUME_HELP = (
+    "continue the newest checkpoint in --out up to --steps. Reproducible (the same checkpoint resumes the same way) "
+    "but not bit for bit the run that was not stopped: a checkpoint holds the policy and value nets, Adam's state "
+    "and the step and update counts (so schedules continue), not the envs' states nor the random generators. So at "
+    "the resume every env starts a new episode (the ones in progress are dropped, uncounted; the curve's last-100 "
+    "window restarts), env i seeded with seed + T + i (T: the checkpoint's env steps), and torch, numpy and "
+    "random are seeded with seed + T. (Continuing exactly would need every env's whole state saved: physics, "
+    "random generator, pushes, latency buffers; libmdvec has no call for that.)"
+)
 
 TORCH_THREADS_HELP = (
     "torch threads (default 1). The policy is tiny (48-128-128-14): a forward pass or a minibatch step is "
@@ -98,9 +109,11 @@ class TrainConfig:
     checkpoint_every: int = 25  # PPO updates between checkpoints
     torch_threads: int = 1
     print_every: float = 5.0  # seconds between progress lines
+    tensorboard: str | None = None  # folder of SB3's TensorBoard logs (None: none); needs mdvec[tensorboard]
 
     # fields a resumed run may change; all others must match the run being resumed
-    RESUMABLE = ("backend", "threads", "steps", "out", "checkpoint_every", "torch_threads", "print_every")
+    RESUMABLE = ("backend", "threads", "steps", "out", "checkpoint_every", "torch_threads", "print_every",
+                 "tensorboard")
 
     def ppo_kwargs(self) -> dict[str, Any]:
         """Return PPO's constructor arguments (besides policy, env, seed and device)."""
@@ -144,8 +157,8 @@ def resolve_env(name: str) -> str:
     Accepts ``duck``, ``mdvec/DuckBalance-v0``, ``Hopper-v5`` and ``mdvec/Hopper-v5``; raises ValueError
     listing the choices otherwise.
     """
-    from .gym_tasks import GYM_TASKS
-    from .vecenv import task_meta
+    from ..gym_tasks import GYM_TASKS
+    from ..vecenv import task_meta
 
     text = str(name).strip()
     for env in (DUCK, *GYM_TASKS):  # the task's name, its declared id, or that id without its namespace
@@ -157,9 +170,9 @@ def resolve_env(name: str) -> str:
 
 def _gym_option_kinds(env: str) -> dict[str, Any]:
     """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
-    from .gym_tasks import GYM_TASKS
+    from ..gym_tasks import GYM_TASKS
 
-    from .gym_tasks import option_types
+    from ..gym_tasks import option_types
 
     sample = {"int": 0, "float": 0.0, "bool": False, "str": "", "range": (0.0, 0.0), "irange": (0, 0), "choice": ""}
     kinds: dict[str, Any] = {name: sample[t] for name, t in option_types(env).items()}
@@ -169,7 +182,7 @@ def _gym_option_kinds(env: str) -> dict[str, Any]:
 
 def check_gym_options(env: str, options: dict[str, Any]) -> None:
     """Raise ValueError naming a bad option of Gymnasium task ``env`` (unknown name, bad value, missing xml_file)."""
-    from .gym_tasks import resolve_options
+    from ..gym_tasks import resolve_options
 
     kinds = _gym_option_kinds(env)
     unknown = sorted(set(options) - set(kinds))
@@ -254,7 +267,7 @@ def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
     """
     import gymnasium
 
-    from .gym import DUCK_ID
+    from ..adapters.gym import DUCK_ID
 
     return gymnasium.make(DUCK_ID, backend="reference", seed=seed, **task)
 
@@ -267,7 +280,7 @@ def _gym_env_fn(env: str, options: dict[str, Any]) -> Any:
     """
     import gymnasium
 
-    from .gym_tasks import GYM_TASKS
+    from ..gym_tasks import GYM_TASKS
 
     return gymnasium.make(GYM_TASKS[env].gym_id, **options)
 
@@ -282,7 +295,7 @@ def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None,
             raise ValueError(f"--variant: only the duck has model variants, not {env}")
         if backend == "mdvec":
             try:
-                from .sb3 import make_vec_env
+                from ..adapters.sb3 import make_vec_env
             except ImportError as exc:
                 raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
             return make_vec_env(num_envs, seed=seed, threads=threads, task=env, **options)
@@ -295,7 +308,7 @@ def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None,
         options["variant"] = variant
     if backend == "mdvec":
         try:
-            from .sb3 import make_vec_env
+            from ..adapters.sb3 import make_vec_env
         except ImportError as exc:
             raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
         return make_vec_env(num_envs, seed=seed, threads=threads, **options)
@@ -383,6 +396,8 @@ def rollout_sha256(buffer: Any, fields: tuple[str, ...] = ROLLOUT_FIELDS) -> str
 
 
 # ------------------------------------------------------------------ the run
+# the curve's per-update values also written to TensorBoard (--tensorboard), as rollout/<key>
+TENSORBOARD_KEYS = ("ep_return_mean", "ep_return_avg100", "ep_len_mean", "survival", "rollout_steps_per_s")
 TRAIN_KEYS = ("approx_kl", "clip_fraction", "entropy_loss", "explained_variance", "loss",
               "policy_gradient_loss", "value_loss", "std")
 
@@ -619,6 +634,10 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 "reward_sha256": rollout_sha256(buf, ("rewards",))[:16],
                 "rollout_sha256": rollout_sha256(buf)[:16],
             }
+            if cfg.tensorboard:  # the curve's values in TensorBoard too (SB3 dumps them after this rollout)
+                for key in TENSORBOARD_KEYS:
+                    if math.isfinite(self.pending[key]):
+                        self.model.logger.record(f"rollout/{key}", self.pending[key])
             if on_rollout is not None:
                 on_rollout(buf)
             self.t_update = now
@@ -675,7 +694,8 @@ def build_model(cfg: TrainConfig, env: Any) -> Any:
     """Return a fresh SB3 PPO for the configuration, seeded with ``cfg.seed``, on the CPU."""
     from stable_baselines3 import PPO
 
-    return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, **cfg.ppo_kwargs())
+    return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, tensorboard_log=cfg.tensorboard,
+               **cfg.ppo_kwargs())
 
 
 def _global_rng_state() -> tuple[Any, Any, Any]:
@@ -727,9 +747,10 @@ class Trainer:
                 ckpt = self.run.latest_checkpoint()
                 if ckpt is None:
                     raise TrainError(f"train: --resume: no checkpoint in {self.run.ckpt_dir}")
-                self.model = PPO.load(ckpt, env=self.env, device="cpu")
-                # fresh but reproducible draws after a resume: env i gets seed + timesteps + i at the
-                # next reset, torch and numpy are seeded with seed + timesteps
+                self.model = PPO.load(ckpt, env=self.env, device="cpu", tensorboard_log=cfg.tensorboard)
+                # not bit for bit the run that was not stopped (RESUME_HELP): every env restarts its
+                # episode at the first reset, env i seeded seed + timesteps + i; torch, numpy and random
+                # are seeded with seed + timesteps. Reproducible: the same checkpoint resumes the same way.
                 self.model.set_random_seed(cfg.seed + self.model.num_timesteps)
                 self.run.load_curve(self.model.num_timesteps)
                 if not quiet:
@@ -762,7 +783,10 @@ class Trainer:
         # what each would have drawn alone
         _set_global_rng_state(self._rng)
         try:
-            model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback, log_interval=None,
+            # log_interval 1 with --tensorboard: SB3 writes its logger's values once per update (train/ of
+            # the update before, time/, and the curve's rollout/ values); without it, nothing is dumped
+            model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback,
+                        log_interval=1 if self.cfg.tensorboard else None, tb_log_name=Path(self.cfg.out).name or "PPO",
                         reset_num_timesteps=first, progress_bar=False)
         finally:
             self._rng = _global_rng_state()
@@ -879,7 +903,7 @@ def _versions() -> dict[str, str]:
         except Exception:  # noqa: BLE001 - versions are informative only
             pass
     try:
-        from . import __version__
+        from .. import __version__
 
         out["mdvec"] = __version__
     except Exception:  # noqa: BLE001
@@ -896,16 +920,25 @@ def _write_run_json(cfg: TrainConfig, out: Path) -> None:
     _atomic_write(path, json.dumps(doc, indent=1))
 
 
+def run_folder(path: Path) -> Path | None:
+    """Return the run folder (the one holding run.json) that path is, or holds path (policy.zip) or its folder
+    (checkpoints/step_*.zip); None when there is none."""
+    for folder in (path, path.parent, path.parent.parent) if path.suffix else (path,):
+        if (folder / "run.json").is_file():
+            return folder
+    return None
+
+
 def read_run_config(path: Path) -> TrainConfig | None:
     """Return the TrainConfig stored in a run folder's run.json (path: the folder or a file in it)."""
-    for folder in (path, path.parent, path.parent.parent) if path.suffix else (path,):
-        run_json = folder / "run.json"
-        if run_json.is_file():
-            try:
-                return TrainConfig.from_json(json.loads(run_json.read_text())["config"])
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{run_json} is not a readable run.json ({type(exc).__name__}: {exc})") from None
-    return None
+    folder = run_folder(path)
+    if folder is None:
+        return None
+    run_json = folder / "run.json"
+    try:
+        return TrainConfig.from_json(json.loads(run_json.read_text())["config"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{run_json} is not a readable run.json ({type(exc).__name__}: {exc})") from None
 
 
 # ------------------------------------------------------------------ command line
@@ -920,7 +953,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=None, help=f"total env steps (default {d.steps:,})")
     p.add_argument("--seed", type=int, default=None, help=f"seed of PPO and of env i (seed + i) (default {d.seed})")
     p.add_argument("--out", default=None, help=f"run folder (default {d.out})")
-    p.add_argument("--resume", action="store_true", help="continue the newest checkpoint in --out up to --steps")
+    p.add_argument("--resume", action="store_true", help=RESUME_HELP)
     g = p.add_argument_group("PPO")
     for name, kind, text in (("n_steps", int, "steps per env per update"), ("batch_size", int, "minibatch"),
                              ("n_epochs", int, "epochs per update"), ("learning_rate", float, "Adam step"),
@@ -945,6 +978,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--print-every", type=float, default=None,
                    help=f"seconds between progress lines (default {d.print_every})")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--tensorboard", default=None, metavar="DIR",
+                   help="also write SB3's TensorBoard logs into DIR/<--out's name>_<k>, once per update: train/ "
+                        "(the losses of the update before), time/ and rollout/ (the curve's returns, episode "
+                        "lengths, survival). Needs the tensorboard package: pip install 'mdvec[tensorboard]'")
     return p
 
 
@@ -1005,6 +1042,15 @@ def require_sb3(cmd: str) -> str | None:
     return None
 
 
+def require_tensorboard() -> None:
+    """Raise ValueError (one line, naming the extra) unless SB3's logger can write TensorBoard files."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter  # noqa: F401 - what SB3's logger imports
+    except ImportError as exc:
+        raise ValueError(f"--tensorboard needs the tensorboard package ({exc}); install it with "
+                         "pip install 'mdvec[tensorboard]'") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     missing = require_sb3("train")
@@ -1025,6 +1071,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--resume: these differ from the run being resumed: " + "; ".join(clash))
             cfg = dataclasses.replace(saved, **{k: v for k, v in given.items() if k in TrainConfig.RESUMABLE})
         _check(cfg)
+        if cfg.tensorboard:
+            require_tensorboard()
+            writable_dir(Path(cfg.tensorboard), "--tensorboard")
         writable_dir(Path(cfg.out), "--out")  # before the run starts, not at its first checkpoint
         if cfg.backend == "processes" and cfg.threads is not None:
             print("train: --threads is ignored by --backend processes (one process per env)", file=sys.stderr)

@@ -49,8 +49,8 @@ import mujoco
 import mujoco.batch
 import numpy as np
 
-from .reference import DuckEnv, ProcVecEnv, TaskConfig, obs_scale
-from .reference.model import inspect, load, resolve_path
+from ..reference import DuckEnv, ProcVecEnv, TaskConfig, obs_scale
+from ..reference.model import inspect, load, resolve_path
 
 try:
     import gymnasium
@@ -177,7 +177,7 @@ class MdvecBackend(VecEnvBackend):
     name = "mdvec"
 
     def __init__(self, num_envs: int, workers: int, seed: int) -> None:
-        from .vecenv import VecEnv, lib
+        from ..vecenv import VecEnv, lib
 
         self.env = VecEnv(num_envs, seed=seed, threads=workers, allow_overcommit=workers > THREAD_BUDGET)
         self.notes = {"api": "VecEnv.step (copies obs, reward, done, info out)", "threads": self.env.threads,
@@ -465,13 +465,13 @@ def machine_info() -> dict[str, Any]:
 
 def versions() -> dict[str, Any]:
     """Return the versions of everything measured."""
-    from . import __version__
+    from .. import __version__
 
     out: dict[str, Any] = {"python": platform.python_version(), "numpy": np.__version__,
                            "mujoco": mujoco.__version__, "mdvec": __version__,
                            "gymnasium": gymnasium.__version__ if gymnasium is not None else None}
     try:
-        from .vecenv import lib
+        from ..vecenv import lib
 
         out["mdvec_library"] = lib().mdvec_version()
     except (ImportError, OSError) as exc:

@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from ._gl import NoGLError, make_renderer
-from ._mjwarn import collected
-from ._paths import writable_file
+from .._gl import NoGLError, make_renderer
+from .._mjwarn import collected
+from .._paths import writable_file
 
 ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
 SHOW_STEPS = 25  # steps an arrow stays (0.5 s at 50 Hz)
@@ -53,7 +53,7 @@ def _font(size: int) -> Any:
 def c_env_available() -> bool:
     """True when libmdvec loads (then the C env can be rendered)."""
     try:
-        from .vecenv import lib
+        from ..vecenv import lib
 
         lib()
     except Exception:  # noqa: BLE001 - any failure to load means no C env
@@ -90,8 +90,8 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
     import mujoco
     from PIL import Image, ImageDraw
 
-    from ._adapters import FrameRenderer
-    from .vecenv import VecEnv
+    from ..adapters._shared import FrameRenderer
+    from ..vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
         with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
@@ -137,12 +137,12 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
     import mujoco
     from PIL import Image, ImageDraw
 
-    from .reference import DuckEnv
+    from ..reference import DuckEnv
 
     env = DuckEnv(seed=seed, variant=variant, **(task or {}))
     cstate = None
     if source == "mdvec":
-        from .vecenv import Env
+        from ..vecenv import Env
 
         cstate = _CState(Env(seed=seed, variant=variant, **(task or {})))
     elif source != "reference":

@@ -1,0 +1,197 @@
+"""mdvec's C envs as a Stable-Baselines3 ``VecEnv`` (needs ``pip install 'mdvec[sb3]'``).
+
+``make_vec_env(num_envs, seed=0, threads=None, **task_options)`` returns ``MdvecSB3VecEnv``: SB3's
+vector API on libmdvec with SAME_STEP autoreset, results equal to SB3's ``DummyVecEnv`` over the
+reference single env (``gymnasium.make("mdvec/DuckBalance-v0", backend="reference", seed=seed + i)``)
+bit for bit: observations (float32), rewards (float32, as DummyVecEnv stores them), dones, and
+infos (the task's info values as Python int/bool/float, ``TimeLimit.truncated``, and
+``terminal_observation`` for finished envs). Works under VecMonitor and VecNormalize.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv as _SB3VecEnv
+except ImportError as exc:  # pragma: no cover - exercised in a venv without stable-baselines3
+    raise ImportError(
+        "mdvec.sb3 needs stable-baselines3, which is not installed: install a CPU torch first "
+        "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then "
+        "pip install 'mdvec[sb3]'"
+    ) from exc
+
+from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from .gym.env import action_box, obs_box
+from ..vecenv import VecEnv
+
+__all__ = ["MdvecSB3VecEnv", "make_vec_env"]
+
+_ENV_METHODS = ("get_state", "render")
+
+
+class MdvecSB3VecEnv(_SB3VecEnv):
+    """N envs of an mdvec task in C behind SB3's VecEnv API (SAME_STEP autoreset, as SB3 expects).
+
+    ``seed``: env i starts from seed + i; ``seed(s)`` reseeds env i with s + i at the next
+    ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames).
+    Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
+    """
+
+    def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None, *, task: str = "duck",
+                 render_mode: str | None = None, width: int = 480, height: int = 480,
+                 camera: int | str | None = None, **task_options: Any) -> None:
+        if render_mode is not None and render_mode != "rgb_array":
+            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        from .gym import TASKS
+
+        entry = next((e for e in TASKS.values() if e.task == task), None)
+        if entry is not None and camera is None and entry.render_kwargs:
+            camera = task_options.get("camera_name", task_options.get("camera_id"))
+        self._frames = FrameRenderer(None, width, height, camera)
+        options = entry.task_options(task_options) if entry is not None else task_options
+        self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode="same_step", **options)
+        spec = self._env.spec
+        self.spec_ = spec
+        self.threads = int(spec.threads)
+        self.task_options = dict(task_options)
+        self.render_mode = render_mode
+        super().__init__(int(spec.num_envs), obs_box(spec.obs_dim, spec.obs_dtype),
+                         action_box(spec.action_low, spec.action_high))
+        self._buf = self._env.buffers()
+        self._shape = (self.num_envs, *self.action_space.shape)
+        self._actions: np.ndarray | None = None
+        keys = info_keys(spec.info_fields)
+        self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
+        self._reset_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & RESET]
+        self._step_keys = [n for _, n, _, _ in self._step_fields] + ["TimeLimit.truncated"]
+        # float info values as the reference's single env types them: np.float64 (Gymnasium's MuJoCo tasks,
+        # some keys Python floats) or Python floats (the duck), the kinds the task declares
+        self._numpy = {name for (name, _, _), kind in zip(spec.info_fields, spec.info_kinds) if kind == "numpy"}
+
+    # --------------------------------------------------------------- helpers
+    def _columns(self, buf: np.ndarray, fields: list, action_dtype: Any) -> list[list[Any]]:
+        """One list per info key over the envs: Python int/bool/float values (np.float32 for float32
+        "action" fields, an array per env for array-valued keys)."""
+        cols = []
+        for rows, name, dtype, is_array in fields:
+            dt = field_dtype(dtype, action_dtype)
+            if is_array:
+                cols.append(list(buf[rows].T.astype(dt)))
+            elif dt == np.float64:
+                cols.append(list(buf[rows]) if name in self._numpy else buf[rows].tolist())
+            elif dt == np.float32:
+                cols.append(list(buf[rows].astype(np.float32)))
+            else:
+                cols.append(buf[rows].astype(dt).tolist())
+        return cols
+
+    def _reset_info_rows(self, idx: np.ndarray) -> list[dict[str, Any]]:
+        if not self._reset_fields:
+            return [{} for _ in idx]
+        names = [n for _, n, _, _ in self._reset_fields]
+        cols = self._columns(self._buf["reset_info"][:, idx], self._reset_fields, np.float64)
+        return [dict(zip(names, row)) for row in zip(*cols)]
+
+    def _indices(self, indices: Any) -> list[int]:
+        out = list(self._get_indices(indices))
+        for i in out:
+            if not isinstance(i, (int, np.integer)) or not 0 <= int(i) < self.num_envs:
+                raise IndexError(f"indices: env index must lie in [0, {self.num_envs}), got {i!r}")
+        return [int(i) for i in out]
+
+    # ------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        """Reset every env (reseeded from ``seed()`` when it was called since the last reset)."""
+        seeds = [None if s is None else check_seed(s, f"seed (env {i})") for i, s in enumerate(self._seeds)]
+        for i, opts in enumerate(self._options):
+            if opts:
+                raise ValueError(f"set_options: the task has no reset options, got {opts!r} for env {i}")
+        self._env.reset_envs(seeds=None if all(s is None for s in seeds) else seeds)
+        self.reset_infos = self._reset_info_rows(np.arange(self.num_envs))
+        self._reset_seeds()
+        self._reset_options()
+        return self._buf["obs"].copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Check and keep the actions ((N, act_dim) float32/float64); a bad array raises here, nothing stepped."""
+        self._actions = as_actions(actions, self._shape)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Step every env; finished envs reset at once (``terminal_observation`` in their info)."""
+        if self._actions is None:
+            raise RuntimeError("step_wait: call step_async(actions) first")
+        actions, self._actions = self._actions, None
+        self._env.step_into_buffers(actions)
+        b = self._buf
+        terminated, truncated = b["terminated"], b["truncated"]
+        dones = terminated | truncated
+        cols = self._columns(b["info"], self._step_fields, actions.dtype)
+        cols.append((truncated & ~terminated).tolist())
+        keys = self._step_keys
+        infos = [dict(zip(keys, row)) for row in zip(*cols)]
+        idx = np.flatnonzero(dones)
+        if idx.size:
+            final_obs = b["final_obs"][idx].copy()
+            for j, i in enumerate(idx.tolist()):  # finished envs only
+                infos[i]["terminal_observation"] = final_obs[j]
+            for i, row in zip(idx.tolist(), self._reset_info_rows(idx)):
+                self.reset_infos[i] = row
+        return b["obs"].copy(), b["reward"].astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        if hasattr(self, "_frames"):
+            self._frames.close()
+        if hasattr(self, "_env"):
+            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+            self._env.close()
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """One RGB frame per env (render_mode="rgb_array"), None each otherwise."""
+        if self.render_mode != "rgb_array":
+            return [None] * self.num_envs
+        return self._frames.render_states(self._env, range(self.num_envs))
+
+    def _attributes(self) -> dict[str, Any]:
+        return {"render_mode": self.render_mode, "observation_space": self.observation_space,
+                "action_space": self.action_space, "task_options": dict(self.task_options),
+                "metadata": {"render_modes": ["rgb_array"], "render_fps": self.spec_.render_fps}, "spec": None}
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """Return an attribute of each env; the supported names are those of a single env listed below.
+
+        Supported: render_mode, observation_space, action_space, task_options, metadata, spec (None).
+        """
+        attrs = self._attributes()
+        if attr_name not in attrs:
+            raise AttributeError(f"get_attr: {attr_name!r} is not an attribute of mdvec's C envs; "
+                                 f"supported: {sorted(attrs)}")
+        return [attrs[attr_name] for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """Refused: the C envs are configured at creation (pass task options to make_vec_env)."""
+        raise AttributeError(f"set_attr: mdvec's C envs have no settable attributes (got {attr_name!r}); "
+                             "configure the task at creation, make_vec_env(..., option=value)")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        """Call a method of each env. Supported: ``render`` (an RGB frame) and ``get_state(sig=...)``."""
+        idx = self._indices(indices)
+        if method_name == "render":
+            if self.render_mode != "rgb_array":
+                return [None] * len(idx)
+            return self._frames.render_states(self._env, idx)
+        if method_name == "get_state":
+            return [self._env.get_state(i, *method_args, **method_kwargs) for i in idx]
+        raise AttributeError(f"env_method: {method_name!r} is not a method of mdvec's C envs; "
+                             f"supported: {list(_ENV_METHODS)}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        """The C envs are not gymnasium.Env objects: never wrapped (wrap the VecEnv with VecMonitor)."""
+        return [False for _ in self._indices(indices)]
+
+
+def make_vec_env(num_envs: int, seed: int = 0, threads: int | None = None, **task_options: Any) -> MdvecSB3VecEnv:
+    """Return ``num_envs`` duck envs (or ``task=...``) in C as an SB3 VecEnv; env i seeded ``seed + i``."""
+    return MdvecSB3VecEnv(num_envs, seed=seed, threads=threads, **task_options)
