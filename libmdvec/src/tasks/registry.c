@@ -17,6 +17,7 @@
   MDV_TASK(humanoid_standup, humanoid_standup_v5)                                                    \
   MDV_TASK(reacher, reacher_v5)                                                                      \
   MDV_TASK(pusher, pusher_v5)                                                                        \
+  MDV_TASK(cartpole_swingup, cartpole_swingup)                                                       \
   MDV_TASK(duck, duck)  /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
