@@ -17,7 +17,7 @@ import gymnasium
 import numpy as np
 
 from ..vector import DUCK_ID
-from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
+from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, PlainReferenceCore
 from .vector import MdvecVectorEnv
 
 TASKS: dict[str, TaskEntry] = {}
@@ -109,8 +109,16 @@ def _duck_reference(seed: int, **options: Any) -> DuckReferenceCore:
 
 
 
+def _plain_reference(cls: Callable[..., Any]) -> Callable[..., PlainReferenceCore]:
+    def make(seed: int, **options: Any) -> PlainReferenceCore:
+        return PlainReferenceCore(cls(**options), seed)
+
+    return make
+
+
 def register_builtin() -> None:
-    """Register the built-in ids (the duck), and the other tasks' hooks when present."""
+    """Register the built-in ids (the duck), Gymnasium's MuJoCo tasks, and every other catalogue task as
+    ``mdvec/<name>`` (its reference from ``mdvec.reference.TASK_REFERENCES``; the task truncates itself)."""
     if DUCK_ID not in TASKS:
         entry = register_task(DUCK_ID, "duck", _duck_reference, {}, render_fps=50)
         entry.env_class.__doc__ = (  # type: ignore[attr-defined]
@@ -120,6 +128,17 @@ def register_builtin() -> None:
             "terminal; info['fallen'] flags it), so bootstrap from the final observation. Keywords: "
             "backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, height, camera, "
             "and the task options (mdvec.task_options('duck')).")
+    _register_gym_tasks()
+    from ..reference import TASK_REFERENCES
+    from ..vecenv import task_names
+
+    for name in task_names():
+        env_id = DUCK_ID if name == "duck" else "mdvec/" + name
+        if env_id not in TASKS and name in TASK_REFERENCES:
+            register_task(env_id, name, _plain_reference(TASK_REFERENCES[name]), {}, render_fps=None)
+
+
+def _register_gym_tasks() -> None:
     try:
         from ..gym_tasks import GYM_TASKS  # Gymnasium's MuJoCo tasks that libmdvec implements
     except ImportError:
