@@ -138,12 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("contract", help="compare the C env with the reference, every feature, every task",
                        description="Per task, the C env against its reference (the duck: the Python reference and "
                                    "its Gymnasium/SB3 adapters; each Gymnasium MuJoCo v5 task: make_vec('mdvec/ID') "
-                                   "against Gymnasium's own make_vec(ID, 'sync')), same seeds and actions, every "
+                                   "against Gymnasium's own make_vec(ID, 'sync'); mdvec's own tasks such as cartpole_swingup: "
+                                   "against their Python reference), same seeds and actions, every "
                                    "value compared bit for bit. Exit status 1 when any value differs, 2 for an "
                                    "unknown --task. Without gymnasium the v5 tasks are listed as skipped.")
     p.add_argument("--quick", action="store_true", help="one episode (script run) per case, fewer envs")
     p.add_argument("--task", action="append", metavar="NAME[,NAME...]",
-                   help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}")
+                   help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}, "
+                        "and mdvec's own tasks with a reference (python -m mdvec contract --task x lists them)")
     p.add_argument("--json", default=None, help="write the table here")
     p.set_defaults(func=_contract)
     for name, text in FORWARDED.items():  # each has its own argparse (and -h): the rest goes to it untouched

@@ -11,14 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import mdvec
 from mdvec import __main__ as cli
 from mdvec import contract
 from mdvec.gym_tasks import GYM_TASKS
 
 
-def test_tasks_are_duck_and_every_v5_task() -> None:
-    assert contract.TASKS == ("duck", *GYM_TASKS)
+def test_tasks_are_the_whole_catalogue() -> None:
+    """The duck, every v5 task and mdvec's own tasks with a Python reference: every catalogue task."""
+    from mdvec.reference import TASK_REFERENCES
+
+    assert contract.TASKS == ("duck", *GYM_TASKS, *TASK_REFERENCES)
     assert len(GYM_TASKS) == 11
+    assert sorted(contract.TASKS) == sorted(mdvec.task_names())
 
 
 def test_task_filter_repeatable_and_comma_list() -> None:
