@@ -1,6 +1,6 @@
 /* ant.c: Gymnasium's Ant-v5, bit for bit (gymnasium/envs/mujoco/ant_v5.py, AntEnv).
  *
- * The model is Gymnasium's own ant.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own ant.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of ant_v5.py, in its order and dtype:
  *   step:   xy_before = xpos[main_body][:2]; do_simulation (mj_rnePostConstraint fills cfrc_ext);
  *           xy_velocity = (xy_after - xy_before) / dt;
@@ -89,7 +89,7 @@ static const mdv_field ant_info[ANT_N_INFO] = {
   [ANT_REWARD_SURVIVE] = {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct ant_shared_ {
   mk_shared g;

@@ -1,7 +1,7 @@
 /* half_cheetah.c: Gymnasium's HalfCheetah-v5, bit for bit (gymnasium/envs/mujoco/half_cheetah_v5.py,
  * HalfCheetahEnv).
  *
- * The model is Gymnasium's own half_cheetah.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own half_cheetah.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of half_cheetah_v5.py, in its order and dtype:
  *   step:   x_before = qpos[0]; do_simulation; x_velocity = (qpos[0] - x_before) / dt;
  *           forward_reward = forward_reward_weight * x_velocity;
@@ -51,7 +51,7 @@ static const mdv_field half_cheetah_info[HC_N_INFO] = {
   [HC_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct half_cheetah_shared_ {
   mk_shared g;

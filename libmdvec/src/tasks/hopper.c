@@ -1,6 +1,6 @@
 /* hopper.c: Gymnasium's Hopper-v5, bit for bit (gymnasium/envs/mujoco/hopper_v5.py, HopperEnv).
  *
- * The model is Gymnasium's own hopper.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own hopper.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression of the task (gm_walker_reset and gm_walker_step, gym_mujoco.c) is the numpy / Python
  * one of hopper_v5.py, in its order and dtype:
  *   step:   x_before = qpos[0]; do_simulation; x_velocity = (qpos[0] - x_before) / dt;

@@ -1,6 +1,6 @@
 /* humanoid.c: Gymnasium's Humanoid-v5, bit for bit (gymnasium/envs/mujoco/humanoid_v5.py, HumanoidEnv).
  *
- * The model is Gymnasium's own humanoid.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own humanoid.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of humanoid_v5.py, in its order and dtype:
  *   step:   xy_before = mass_center; do_simulation (mj_rnePostConstraint fills cfrc_ext);
  *           xy_velocity = (mass_center - xy_before) / dt;
@@ -94,7 +94,7 @@ static const mdv_field humanoid_tail[HUM_N_TAIL] = {
   [HUM_REWARD_CONTACT] = {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct humanoid_shared_ {
   mk_shared g;

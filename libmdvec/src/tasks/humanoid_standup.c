@@ -1,7 +1,7 @@
 /* humanoid_standup.c: Gymnasium's HumanoidStandup-v5, bit for bit (gymnasium/envs/mujoco/
  * humanoidstandup_v5.py, HumanoidStandupEnv).
  *
- * The model is Gymnasium's own humanoidstandup.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own humanoidstandup.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of humanoidstandup_v5.py, in its order and dtype:
  *   step:   do_simulation (mj_rnePostConstraint fills cfrc_ext); pos_after = qpos[2];
  *           uph_cost = (pos_after - 0) / model.opt.timestep (the timestep, not dt; uph_cost_weight is
@@ -72,7 +72,7 @@ static const mdv_field standup_tail[HSU_N_TAIL] = {
   [HSU_REWARD_IMPACT] = {"reward_impact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct standup_shared_ {
   mk_shared g;

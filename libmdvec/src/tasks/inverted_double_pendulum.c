@@ -45,7 +45,7 @@ static const mdv_field inverted_double_pendulum_info[IDP_N_INFO] = {
   [IDP_VELOCITY_PENALTY] = {"velocity_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct inverted_double_pendulum_shared_ {
   mk_shared g;

@@ -36,28 +36,24 @@ static const mdv_field inverted_pendulum_info[IP_N_INFO] = {
   [IP_REWARD_SURVIVE] = {"reward_survive", MDVEC_DTYPE_I64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
-
-typedef struct inverted_pendulum_shared_ {
-  mk_shared g;
-} inverted_pendulum_shared;
+/*---------------------------------- Setup --------------------------------------------------------*/
 
 static int inverted_pendulum_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
-  (void)opts;
-  inverted_pendulum_shared *sh = shared;
-  if (sh->g.m->nq + sh->g.m->nv < 2) {  /* step reads observation[1] */
+  (void)opts;  /* the GM_OPTIONS only: the kit's */
+  const mk_shared *k = shared;
+  if (k->m->nq + k->m->nv < 2) {  /* step reads observation[1] */
     snprintf(err, n, "InvertedPendulum-v5: the model '%s' has nq + nv = %d; InvertedPendulum-v5 "
-             "reads observation[1] (the pole angle)", sh->g.path, (int)(sh->g.m->nq + sh->g.m->nv));
+             "reads observation[1] (the pole angle)", k->path, (int)(k->m->nq + k->m->nv));
     return MDVEC_ERR_MODEL;
   }
-  spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv);
+  spec->obs_dim = (int)(k->m->nq + k->m->nv);
   spec->n_info = IP_N_INFO;
   spec->info = inverted_pendulum_info;
   return MDVEC_OK;
 }
 
 static const mk_def inverted_pendulum_def = {
-  .task = "InvertedPendulum-v5", GM_DEF, .shared_size = sizeof(inverted_pendulum_shared), .setup = inverted_pendulum_setup,
+  .task = "InvertedPendulum-v5", GM_DEF, .setup = inverted_pendulum_setup,
 };
 MK_CREATE(inverted_pendulum_create, &inverted_pendulum_def)
 

@@ -1,6 +1,6 @@
 /* pusher.c: Gymnasium's Pusher-v5, bit for bit (gymnasium/envs/mujoco/pusher_v5.py, PusherEnv).
  *
- * The model is Gymnasium's own pusher_v5.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own pusher_v5.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of pusher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec_1 = xpos[object] - xpos[tips_arm]; vec_2 = xpos[object] - xpos[goal];
  *           reward_near = -np.linalg.norm(vec_1) * reward_near_weight;
@@ -52,7 +52,7 @@ static const mdv_field pusher_info[PUS_N_INFO] = {
   [PUS_REWARD_NEAR] = {"reward_near", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct pusher_shared_ {
   mk_shared g;

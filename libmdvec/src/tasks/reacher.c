@@ -1,6 +1,6 @@
 /* reacher.c: Gymnasium's Reacher-v5, bit for bit (gymnasium/envs/mujoco/reacher_v5.py, ReacherEnv).
  *
- * The model is Gymnasium's own reacher.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own reacher.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of reacher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec = xpos[fingertip] - xpos[target];
  *           reward_dist = -np.linalg.norm(vec) * reward_dist_weight (mdv_np_norm: numpy's BLAS ddot);
@@ -46,7 +46,7 @@ static const mdv_field reacher_info[REA_N_INFO] = {
   [REA_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct reacher_shared_ {
   mk_shared g;

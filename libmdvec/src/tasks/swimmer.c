@@ -1,6 +1,6 @@
 /* swimmer.c: Gymnasium's Swimmer-v5, bit for bit (gymnasium/envs/mujoco/swimmer_v5.py, SwimmerEnv).
  *
- * The model is Gymnasium's own swimmer.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own swimmer.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of swimmer_v5.py, in its order and dtype:
  *   step:   xy_before = qpos[0:2]; do_simulation; xy_velocity = (qpos[0:2] - xy_before) / dt;
  *           forward_reward = forward_reward_weight * x_velocity;
@@ -55,7 +55,7 @@ static const mdv_field swimmer_info[SWM_N_INFO] = {
   [SWM_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct swimmer_shared_ {
   mk_shared g;
