@@ -24,15 +24,16 @@ import numpy as np
 
 from ._mjwarn import collected
 from .gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
-from .reference import TASK_REFERENCES, DuckEnv
+from .own_tasks import OWN_TASKS
+from .reference import DuckEnv
 from .reference.vec_common import info_dtypes
 from .npdot import NumpyDot, arithmetic, numpy_dot
 from .vecenv import Env, VecEnv, numpy_refusal, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
-# Every task the contract knows, in report order: --task takes these names. mdvec's own tasks with a Python
-# reference (TASK_REFERENCES) are compared with it like the v5 tasks with Gymnasium's (v5_cases).
-TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS, *TASK_REFERENCES)
+# Every task the contract knows, in report order: --task takes these names. mdvec's own tasks (OWN_TASKS)
+# are compared with their Python references like the v5 tasks with Gymnasium's (v5_cases).
+TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS, *OWN_TASKS)
 
 # The real Open Duck Mini v2 (test data beside a checkout, never shipped); $MDVEC_REAL_DUCK overrides.
 REAL_DUCK = Path(os.environ.get("MDVEC_REAL_DUCK",
@@ -731,7 +732,7 @@ V5_ACTION_SCALE = 1.5  # actions span 1.5 times the Box (beyond the bounds: epis
 
 
 def v5_cases(task: str, quick: bool = False) -> list[Case]:
-    """The make_vec cases of one v5 task (a key of GYM_TASKS) or of a task of TASK_REFERENCES: NEXT_STEP
+    """The make_vec cases of one v5 task (a key of GYM_TASKS) or of an own task (OWN_TASKS): NEXT_STEP
     and SAME_STEP."""
     n = 3 if quick else 4
     ep = 1 if quick else 2  # runs of vector_script (each reseeded differently)

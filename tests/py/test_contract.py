@@ -19,9 +19,9 @@ from mdvec.gym_tasks import GYM_TASKS
 
 def test_tasks_are_the_whole_catalogue() -> None:
     """The duck, every v5 task and mdvec's own tasks with a Python reference: every catalogue task."""
-    from mdvec.reference import TASK_REFERENCES
+    from mdvec.own_tasks import OWN_TASKS
 
-    assert contract.TASKS == ("duck", *GYM_TASKS, *TASK_REFERENCES)
+    assert contract.TASKS == ("duck", *GYM_TASKS, *OWN_TASKS)
     assert len(GYM_TASKS) == 11
     assert sorted(contract.TASKS) == sorted(mdvec.task_names())
 

@@ -77,8 +77,8 @@ static int cartpole_setup(void *shared, const mdv_value *opts, mdv_spec *spec, c
 static const mk_def cartpole_def = {
   .task = "cartpole_swingup",
   .model_from = MK_MODEL_STRING, .model = cartpole_xml,
-  .frame_skip = 2, .frame_skip_option = -1,
-  .max_steps_option = CP_MAX_EPISODE_STEPS, .noise_option = CP_RESET_NOISE_SCALE,
+  .frame_skip = 2,
+  .max_steps_option = MK_OPT(CP_MAX_EPISODE_STEPS), .noise_option = MK_OPT(CP_RESET_NOISE_SCALE),
   .shared_size = sizeof(cartpole_shared), .setup = cartpole_setup,
 };
 MK_CREATE(cartpole_create, &cartpole_def)

@@ -57,16 +57,12 @@ int gm_check_xml_file(const char *task, const char *path, char *err, size_t n);
 
 /* The mk_def members every v5 task shares: its model is the path in xml_file (Gymnasium's rules),
  * frame_skip, max_episode_steps and reset_noise_scale come from the GM_OPTIONS. */
-#define GM_DEF                                                                                      \
-  .model_from = MK_MODEL_OPTION, .model_option = GM_OPT_XML_FILE, .check_path = gm_check_xml_file,  \
-  .frame_skip_option = GM_OPT_FRAME_SKIP, .max_steps_option = GM_OPT_MAX_EPISODE_STEPS,             \
-  .noise_option = GM_OPT_RESET_NOISE_SCALE
+#define GM_DEF GM_DEF_FIXED_NOISE, .noise_option = MK_OPT(GM_OPT_RESET_NOISE_SCALE)
 
 /* GM_DEF for GM_OPTIONS_FIXED_NOISE tasks: reset_noise_scale 0. */
 #define GM_DEF_FIXED_NOISE                                                                          \
-  .model_from = MK_MODEL_OPTION, .model_option = GM_OPT_XML_FILE, .check_path = gm_check_xml_file,  \
-  .frame_skip_option = GM_OPT_FRAME_SKIP, .max_steps_option = GM_OPT_MAX_EPISODE_STEPS,             \
-  .noise_option = -1
+  .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(GM_OPT_XML_FILE), .check_path = gm_check_xml_file, \
+  .frame_skip_option = MK_OPT(GM_OPT_FRAME_SKIP), .max_steps_option = MK_OPT(GM_OPT_MAX_EPISODE_STEPS)
 
 /*---------------------------------- numpy in the action's dtype ---------------------------------*/
 

@@ -20,11 +20,13 @@ static int load(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   char load_err[1000] = "";
   int code = MDVEC_ERR_MODEL;
   if (def->model_from == MK_MODEL_STRING) {
-    k->m = mdv_model_load_string("model.xml", def->model, &code, load_err, sizeof load_err);
+    char name[128];  /* MuJoCo's messages name the text "<task>.xml" */
+    snprintf(name, sizeof name, "%.100s.xml", def->task);
+    k->m = mdv_model_load_string(name, def->model, &code, load_err, sizeof load_err);
   } else if (def->model_from == MK_MODEL_EMBEDDED) {
     k->m = mdv_model_load(def->model, NULL, &code, load_err, sizeof load_err);
   } else {
-    const char *path = opts[def->model_option].s;
+    const char *path = def->model_option ? opts[def->model_option - 1].s : NULL;
     if (def->check_path && (code = def->check_path(def->task, path, err, n)) != MDVEC_OK) return code;
     if (!path || !path[0]) {
       snprintf(err, n, "%s: the model's path is empty: give the path of an MJCF model", def->task);
@@ -54,10 +56,14 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
     snprintf(err, n, "%s: the model%s%s has no actuator", def->task, k->path ? " " : "", k->path ? k->path : "");
     return MDVEC_ERR_MODEL;
   }
-  k->frame_skip = def->frame_skip_option >= 0 ? (int)opts[def->frame_skip_option].i[0] : def->frame_skip;
-  k->max_episode_steps =
-      def->max_steps_option >= 0 ? (int)opts[def->max_steps_option].i[0] : def->max_episode_steps;
-  k->reset_noise_scale = def->noise_option >= 0 ? opts[def->noise_option].d[0] : 0.0;
+  k->frame_skip = def->frame_skip_option ? (int)opts[def->frame_skip_option - 1].i[0] : def->frame_skip;
+  k->max_episode_steps = def->max_steps_option ? (int)opts[def->max_steps_option - 1].i[0] : def->max_episode_steps;
+  k->reset_noise_scale = def->noise_option ? opts[def->noise_option - 1].d[0] : 0.0;
+  if (k->frame_skip < 1 || k->max_episode_steps < 0) {  /* a task bug: options are bounded */
+    snprintf(err, n, "%s: frame_skip %d or max_episode_steps %d out of range in the task's mk_def", def->task,
+             k->frame_skip, k->max_episode_steps);
+    return MDVEC_ERR_MODEL;
+  }
   k->dt = m->opt.timestep * (double)k->frame_skip;  /* MujocoEnv.dt */
 
   /* init_qpos / init_qvel: what a fresh MjData holds (mj_makeData resets it to qpos0, zero qvel). */

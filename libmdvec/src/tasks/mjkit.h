@@ -28,22 +28,26 @@
 enum {                  /* where the model comes from (mk_def.model_from) */
   MK_MODEL_STRING = 1,  /* mk_def.model is MJCF text (it may include no files) */
   MK_MODEL_EMBEDDED,    /* mk_def.model names a file embedded at build time (libmdvec/models) */
-  MK_MODEL_OPTION,      /* the path in the STRING option mk_def.model_option */
+  MK_MODEL_OPTION,      /* the path in the STRING option that mk_def.model_option names */
 };
 
-typedef struct mk_def_ {         /* one task, described to the kit once */
+/* An option index in an mk_def field: MK_OPT(i) names option i of the task's table; 0 (a field left
+ * out of the initializer) names none. */
+#define MK_OPT(index) ((index) + 1)
+
+typedef struct mk_def_ {         /* one task, described to the kit once (fields left out are 0: none) */
   const char *task;              /* the task's name, for messages */
   int model_from;                /* MK_MODEL_* */
   const char *model;             /* STRING: the MJCF text; EMBEDDED: the file name; OPTION: NULL */
-  int model_option;              /* OPTION: the index of the path option */
+  int model_option;              /* OPTION: MK_OPT(index of the STRING option that holds the path) */
   /* Optional check of the option's path before it is loaded (the Gymnasium layer's xml_file rules);
    * return MDVEC_OK or MDVEC_ERR_CONFIG with a message. */
   int (*check_path)(const char *task, const char *path, char *err, size_t n);
-  int frame_skip;                /* MuJoCo steps per env step, when frame_skip_option is -1 */
-  int frame_skip_option;         /* index of an INT option that gives it, or -1 */
-  int max_episode_steps;         /* TimeLimit's limit (0: none), when max_steps_option is -1 */
-  int max_steps_option;          /* index of an INT option that gives it, or -1 */
-  int noise_option;              /* index of a DOUBLE option: reset_noise_scale, or -1 (then 0) */
+  int frame_skip;                /* MuJoCo steps per env step (>= 1), when frame_skip_option is 0 */
+  int frame_skip_option;         /* MK_OPT(index of an INT option that gives it), or 0 */
+  int max_episode_steps;         /* TimeLimit's limit (0: none), when max_steps_option is 0 */
+  int max_steps_option;          /* MK_OPT(index of an INT option that gives it), or 0 */
+  int noise_option;              /* MK_OPT(index of a DOUBLE option: reset_noise_scale), or 0 (then 0) */
   size_t shared_size;            /* bytes of the task's shared struct, an mk_shared first (0: mk_shared) */
   /* Read the task's options into shared (the kit's part is filled: the model is loaded), check the
    * model, fill spec's obs_dim, n_info, info (and obs_dtype when not float64), set env_scratch when

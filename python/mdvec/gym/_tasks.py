@@ -109,16 +109,18 @@ def _duck_reference(seed: int, **options: Any) -> DuckReferenceCore:
 
 
 
-def _plain_reference(cls: Callable[..., Any]) -> Callable[..., PlainReferenceCore]:
+def _own_reference(task: str) -> Callable[..., PlainReferenceCore]:
     def make(seed: int, **options: Any) -> PlainReferenceCore:
-        return PlainReferenceCore(cls(**options), seed)
+        from ..own_tasks import reference_class
+
+        return PlainReferenceCore(reference_class(task)(**options), seed)
 
     return make
 
 
 def register_builtin() -> None:
-    """Register the built-in ids (the duck), Gymnasium's MuJoCo tasks, and every other catalogue task as
-    ``mdvec/<name>`` (its reference from ``mdvec.reference.TASK_REFERENCES``; the task truncates itself)."""
+    """Register the built-in ids (the duck), Gymnasium's MuJoCo tasks, and mdvec's own tasks
+    (``mdvec.own_tasks.OWN_TASKS``) as ``mdvec/<name>`` (each truncates itself: no TimeLimit added)."""
     if DUCK_ID not in TASKS:
         entry = register_task(DUCK_ID, "duck", _duck_reference, {}, render_fps=50)
         entry.env_class.__doc__ = (  # type: ignore[attr-defined]
@@ -129,13 +131,11 @@ def register_builtin() -> None:
             "backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, height, camera, "
             "and the task options (mdvec.task_options('duck')).")
     _register_gym_tasks()
-    from ..reference import TASK_REFERENCES
-    from ..vecenv import task_names
+    from ..own_tasks import OWN_TASKS
 
-    for name in task_names():
-        env_id = DUCK_ID if name == "duck" else "mdvec/" + name
-        if env_id not in TASKS and name in TASK_REFERENCES:
-            register_task(env_id, name, _plain_reference(TASK_REFERENCES[name]), {}, render_fps=None)
+    for name in OWN_TASKS:
+        if "mdvec/" + name not in TASKS:
+            register_task("mdvec/" + name, name, _own_reference(name), {}, render_fps=None)
 
 
 def _register_gym_tasks() -> None:
