@@ -94,6 +94,8 @@ static void check_refusals(void) {
                               .frame_skip = 1, .setup = obs_setup}, none, MDVEC_ERR_CONFIG},
     {"a directory as the path", {.task = "kit_bad", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0),
                                  .frame_skip = 1, .setup = obs_setup}, dir, MDVEC_ERR_MODEL},
+    {"no model source in the description", {.task = "kit_bad", .frame_skip = 1, .setup = obs_setup}, none,
+     MDVEC_ERR_MODEL},
     {"frame_skip 0 in the description", {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = kPendulum,
                                          .setup = obs_setup}, none, MDVEC_ERR_MODEL},
   };

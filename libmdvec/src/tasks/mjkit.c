@@ -25,6 +25,9 @@ static int load(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
     k->m = mdv_model_load_string(name, def->model, &code, load_err, sizeof load_err);
   } else if (def->model_from == MK_MODEL_EMBEDDED) {
     k->m = mdv_model_load(def->model, NULL, &code, load_err, sizeof load_err);
+  } else if (def->model_from != MK_MODEL_OPTION) {  /* a task bug */
+    snprintf(err, n, "%s: the task's mk_def names no model source (model_from %d)", def->task, def->model_from);
+    return MDVEC_ERR_MODEL;
   } else {
     const char *path = def->model_option ? opts[def->model_option - 1].s : NULL;
     if (def->check_path && (code = def->check_path(def->task, path, err, n)) != MDVEC_OK) return code;
