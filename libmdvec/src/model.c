@@ -41,14 +41,9 @@ static mjModel *load_trapped(const char *file, const mjVFS *vfs, char *mjerr, in
   return m;
 }
 
-/* Load an embedded MJCF file through a one-file VFS. */
-static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_size) {
-  const mdv_embedded_file *f = mdv_embedded(file);
-  if (!f) {
-    set_code(code, MDVEC_ERR_MODEL);
-    snprintf(err, err_size, "model: built-in file %s unavailable", file);
-    return NULL;
-  }
+/* Load MJCF text of size bytes, named file, through a one-file VFS (it can include no other file). */
+static mjModel *load_buffer(const char *file, const char *data, size_t size, int *code, char *err,
+                            size_t err_size) {
   mjVFS *vfs = malloc(sizeof *vfs);
   if (!vfs) {
     set_code(code, MDVEC_ERR_NOMEM);
@@ -58,7 +53,9 @@ static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_
   mj_defaultVFS(vfs);
   char mjerr[512] = "";
   mjModel *m = NULL;
-  if (mj_addBufferVFS(vfs, file, f->data, (int)f->size) == 0) {
+  if (size > INT_MAX) {
+    snprintf(mjerr, sizeof mjerr, "larger than 2 GB");
+  } else if (mj_addBufferVFS(vfs, file, data, (int)size) == 0) {
     m = load_trapped(file, vfs, mjerr, sizeof mjerr);
   } else {
     snprintf(mjerr, sizeof mjerr, "could not add it to a VFS (out of memory)");
@@ -70,6 +67,22 @@ static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_
     snprintf(err, err_size, "model: built-in %s failed to load: %s", file, mjerr);
   }
   return m;
+}
+
+/* Load an embedded MJCF file through a one-file VFS. */
+static mjModel *load_builtin(const char *file, int *code, char *err, size_t err_size) {
+  const mdv_embedded_file *f = mdv_embedded(file);
+  if (!f) {
+    set_code(code, MDVEC_ERR_MODEL);
+    snprintf(err, err_size, "model: built-in file %s unavailable", file);
+    return NULL;
+  }
+  return load_buffer(file, f->data, f->size, code, err, err_size);
+}
+
+mjModel *mdv_model_load_string(const char *name, const char *xml, int *code, char *err, size_t err_size) {
+  set_code(code, MDVEC_OK);
+  return load_buffer(name, xml, strlen(xml), code, err, err_size);
 }
 
 /*---------------------------------- Files MuJoCo opens --------------------------------------------*/

@@ -28,6 +28,11 @@ const mdv_embedded_file *mdv_embedded(const char *name);
  * on this thread are trapped meanwhile. */
 mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *err, size_t err_size);
 
+/* Load the MJCF text xml (NUL-terminated; it can include no file), named name in MuJoCo's messages
+ * (name ends in ".xml"), as mdv_model_load loads a built-in file; return the model, or NULL with a
+ * message and *code as there. */
+mjModel *mdv_model_load_string(const char *name, const char *xml, int *code, char *err, size_t err_size);
+
 /* Return a copy of m (mj_copyModel(NULL, m)), or NULL with MDVEC_ERR_NOMEM or MDVEC_ERR_MODEL in *code and
  * a message. The memory it needs is allocated and released first, so that running out of memory fails
  * here rather than inside MuJoCo (whose allocator cannot undo a half-made copy); any MuJoCo error is

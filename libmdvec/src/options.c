@@ -201,6 +201,13 @@ int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdve
 static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
                    mdv_value *values, char *err, size_t n) {
   int code;
+  for (int k = 0; k < t->n_options; k++) {  /* a task bug: a table by designated index left a hole */
+    if (!t->options[k].name) {
+      snprintf(err, n, "task '%s': option %d of %d has no name (a hole in its option table: every index "
+               "of the table's enum needs an entry)", t->name, k, t->n_options);
+      return MDVEC_ERR_MODEL;
+    }
+  }
   for (int k = 0; k < t->n_options; k++) {
     if ((code = parse(&t->options[k], t->options[k].def, &values[k], err, n)) != MDVEC_OK) return code;
   }

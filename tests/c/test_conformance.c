@@ -20,7 +20,8 @@
 
 #include "check.h"
 #include "mdvec.h"
-#include "task.h"  /* mdv_spec_check: the one internal function checked here */
+#include "options.h"  /* mdv_options_resolve: a hole in an option table */
+#include "task.h"     /* mdv_spec_check, mdv_tasks */
 
 #define N 5          /* an odd number of envs: thread blocks of unequal size */
 #define STEPS 40     /* steps per run: enough for short episodes to end (max_episode_steps below) */
@@ -334,8 +335,29 @@ static void check_spec_validation(void) {
                strstr(msg, "mytask") && strstr(msg, bad[k].field));
 }
 
+/* An option table with a hole (an enum index given no entry) is refused naming the task; every registered
+ * task's table has none. */
+static void check_option_tables(void) {
+  enum { A, B, C, N_OPT };
+  static const mdv_option_decl holey[N_OPT] = {
+    [A] = {"a", MDVEC_OPT_INT, "1", 0, 10, NULL, "a"},
+    [C] = {"c", MDVEC_OPT_INT, "1", 0, 10, NULL, "c"},  /* [B] forgotten */
+  };
+  const mdv_task t = {.name = "holeytask", .options = holey, .n_options = N_OPT};
+  mdv_value v[N_OPT];
+  memset(v, 0, sizeof v);
+  char msg[256] = "";
+  CHECK_THAT(WHAT("a hole in an option table refused naming the task and the index (%s)", msg),
+             mdv_options_resolve(&t, NULL, NULL, 0, v, msg, sizeof msg) == MDVEC_ERR_MODEL &&
+             strstr(msg, "holeytask") && strstr(msg, "option 1 of 3"));
+  for (const mdv_task *const *r = mdv_tasks; *r; r++)
+    for (int k = 0; k < (*r)->n_options; k++)
+      CHECK_THAT(WHAT("%s: option %d named", (*r)->name, k), (*r)->options[k].name != NULL);
+}
+
 int main(void) {
   check_spec_validation();
+  check_option_tables();
   int checked = 0;
   for (int k = 0; k < mdvec_task_count(); k++) {
     task_setup s;

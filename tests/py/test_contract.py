@@ -11,14 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import mdvec
 from mdvec.tools import cli
 from mdvec.tools import contract
 from mdvec.gym_tasks import GYM_TASKS
 
 
-def test_tasks_are_duck_and_every_v5_task() -> None:
-    assert contract.TASKS == ("duck", *GYM_TASKS)
+def test_tasks_are_the_whole_catalogue() -> None:
+    """The duck, every v5 task and mdvec's own tasks with a Python reference: every catalogue task."""
+    assert contract.TASKS == ("duck", *GYM_TASKS, *contract.OWN_TASKS)
     assert len(GYM_TASKS) == 11
+    assert "cartpole_swingup" in contract.OWN_TASKS
+    assert sorted(contract.TASKS) == sorted(mdvec.task_names())
 
 
 def test_task_filter_repeatable_and_comma_list() -> None:

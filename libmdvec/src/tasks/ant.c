@@ -1,6 +1,6 @@
 /* ant.c: Gymnasium's Ant-v5, bit for bit (gymnasium/envs/mujoco/ant_v5.py, AntEnv).
  *
- * The model is Gymnasium's own ant.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own ant.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of ant_v5.py, in its order and dtype:
  *   step:   xy_before = xpos[main_body][:2]; do_simulation (mj_rnePostConstraint fills cfrc_ext);
  *           xy_velocity = (xy_after - xy_before) / dt;
@@ -50,25 +50,25 @@ enum {
 
 static const mdv_option_decl ant_options[ANT_N_OPTIONS] = {
   GM_OPTIONS("ant.xml", "5", "1000", "0.1"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of the main body's x velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  {"contact_cost_weight", MDVEC_OPT_DOUBLE, "0.0005", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_CONTACT_COST_WEIGHT] = {"contact_cost_weight", MDVEC_OPT_DOUBLE, "0.0005", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(clip(cfrc_ext)**2) subtracted from the reward (-reward_contact)"},
-  {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "reward of each step that ends healthy (reward_survive)"},
-  {"main_body", MDVEC_OPT_STRING, "1", 0.0, 0.0, NULL,
+  [ANT_MAIN_BODY] = {"main_body", MDVEC_OPT_STRING, "1", 0.0, 0.0, NULL,
    "body whose xpos[:2] gives x/y_velocity: a body index (decimal) or a body name"},
-  {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [ANT_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "terminate when the ant is unhealthy"},
-  {"healthy_z_range", MDVEC_OPT_RANGE, "0.2,1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.2,1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo <= qpos[2] (torso height) <= hi and the state is finite"},
-  {"contact_force_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [ANT_CONTACT_FORCE_RANGE] = {"contact_force_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "cfrc_ext is clipped to [lo, hi] for the contact cost and the observation"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [ANT_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "leave qpos[0:2] (x, y) out of the observation"},
-  {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [ANT_INCLUDE_CFRC_EXT] = {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "append the clipped cfrc_ext[1:] (6 per body) to the observation"},
 };
 
@@ -78,21 +78,21 @@ enum { ANT_X_POSITION, ANT_Y_POSITION, ANT_DISTANCE, ANT_X_VELOCITY, ANT_Y_VELOC
        ANT_REWARD_CTRL, ANT_REWARD_CONTACT, ANT_REWARD_SURVIVE, ANT_N_INFO };
 
 static const mdv_field ant_info[ANT_N_INFO] = {
-  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
-  {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [ANT_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [ANT_Y_POSITION] = {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [ANT_DISTANCE] = {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [ANT_X_VELOCITY] = {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [ANT_Y_VELOCITY] = {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [ANT_REWARD_FORWARD] = {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [ANT_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  [ANT_REWARD_CONTACT] = {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [ANT_REWARD_SURVIVE] = {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct ant_shared_ {
-  gm_shared g;
+  mk_shared g;
   double forward_reward_weight, ctrl_cost_weight, contact_cost_weight, healthy_reward;
   int main_body;  /* body index */
   int terminate_when_unhealthy;
@@ -100,12 +100,6 @@ typedef struct ant_shared_ {
   int exclude;    /* qpos[0:2] left out of the observation */
   int include_cfrc;
 } ant_shared;
-
-typedef struct ant_env_ {
-  gm_env g;
-  const ant_shared *sh;
-  double *forces;  /* (nbody * 6) np.clip(cfrc_ext, lo, hi) */
-} ant_env;
 
 /* main_body as data.body() takes it: a decimal index (0 <= k < nbody) or a body name; -1 if none. */
 static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
@@ -130,23 +124,16 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
   return id;
 }
 
-static int ant_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  ant_shared *sh = gm_new_shared(sizeof *sh, dot, "Ant-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int ant_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  ant_shared *sh = shared;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads state[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "Ant-v5: the model '%s' has nq = %d; Ant-v5 reads qpos[0:3] (x, y, z)", sh->g.path,
              (int)m->nq);
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->main_body = ant_body(m, opts[ANT_MAIN_BODY].s, err, n);
-  if (sh->main_body < 0) {
-    gm_task_destroy(sh);
-    return MDVEC_ERR_CONFIG;
-  }
+  if (sh->main_body < 0) return MDVEC_ERR_CONFIG;
   sh->forward_reward_weight = opts[ANT_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[ANT_CTRL_COST_WEIGHT].d[0];
   sh->contact_cost_weight = opts[ANT_CONTACT_COST_WEIGHT].d[0];
@@ -159,60 +146,47 @@ static int ant_create(void **shared, const mdv_value *opts, const mdv_dot *dot, 
   sh->exclude = opts[ANT_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
   sh->include_cfrc = opts[ANT_INCLUDE_CFRC_EXT].i[0] != 0;
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 6 * ((int)m->nbody - 1) * sh->include_cfrc;
   spec->n_info = ANT_N_INFO;
   spec->info = ant_info;
-  spec->env_size = sizeof(ant_env);
-  *shared = sh;
+  sh->g.env_scratch = 6 * (int)m->nbody;  /* each env's contact forces: np.clip(cfrc_ext, lo, hi) */
   return MDVEC_OK;
 }
 
-static int ant_env_init(void *env, const void *shared, char *err, size_t n) {
-  ant_env *e = env;
-  e->sh = shared;
-  e->forces = malloc(sizeof(double) * 6 * (size_t)e->sh->g.m->nbody);
-  if (!e->forces) {
-    snprintf(err, n, "out of memory for one env's contact forces");
-    return -1;
-  }
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
-
-static void ant_env_free(void *env) {
-  ant_env *e = env;
-  gm_env_free(&e->g);
-  free(e->forces);
-  e->forces = NULL;
-}
+static const mk_def ant_def = {
+  .task = "Ant-v5", GM_DEF, .shared_size = sizeof(ant_shared), .setup = ant_setup,
+};
+MK_CREATE(ant_create, &ant_def)
 
 /*---------------------------------- Observation, health, info -------------------------------------*/
 
-/* contact_forces: np.clip(cfrc_ext, lo, hi) into e->forces (scalar bounds: mdv_np_clip). */
-static void ant_contact_forces(ant_env *e) {
+/* contact_forces: np.clip(cfrc_ext, lo, hi) into e->scratch (scalar bounds: mdv_np_clip). */
+static void ant_contact_forces(mk_env *e) {
   const ant_shared *sh = e->sh;
   int n = 6 * (int)sh->g.m->nbody;
-  const mjtNum *f = e->g.d->cfrc_ext;
-  for (int i = 0; i < n; i++) e->forces[i] = mdv_np_clip(f[i], sh->force_lo, sh->force_hi);
+  const mjtNum *f = e->d->cfrc_ext;
+  for (int i = 0; i < n; i++) e->scratch[i] = mdv_np_clip(f[i], sh->force_lo, sh->force_hi);
 }
 
 /* _get_obs: concatenate(qpos[2:] or qpos, qvel, contact_forces[1:].flatten()). */
-static void ant_obs(ant_env *e, double *obs) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void ant_obs(mk_env *e, double *obs) {
+  const ant_shared *sh = e->sh;
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   int k = 0;
-  for (int i = 2 * e->sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
   for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
-  if (e->sh->include_cfrc) {
+  if (sh->include_cfrc) {
     ant_contact_forces(e);
-    for (int i = 6; i < 6 * m->nbody; i++) obs[k++] = e->forces[i];
+    for (int i = 6; i < 6 * m->nbody; i++) obs[k++] = e->scratch[i];
   }
 }
 
 /* is_healthy: np.isfinite(state_vector()).all() and min_z <= state[2] <= max_z. */
-static int ant_is_healthy(const ant_env *e) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static int ant_is_healthy(const mk_env *e) {
+  const ant_shared *sh = e->sh;
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   for (int i = 0; i < m->nq; i++) {
     if (!isfinite(d->qpos[i])) return 0;
   }
@@ -220,41 +194,41 @@ static int ant_is_healthy(const ant_env *e) {
     if (!isfinite(d->qvel[i])) return 0;
   }
   double z = d->qpos[2];
-  return e->sh->z_lo <= z && z <= e->sh->z_hi;
+  return sh->z_lo <= z && z <= sh->z_hi;
 }
 
 /* x_position, y_position, distance_from_origin: step and reset info alike. */
-static void ant_position_info(const ant_env *e, const mdv_out *out) {
-  const double *qpos = e->g.d->qpos;
-  gm_info(out, ANT_X_POSITION, qpos[0]);
-  gm_info(out, ANT_Y_POSITION, qpos[1]);
-  gm_info(out, ANT_DISTANCE, mdv_np_norm(&e->g.sh->dot, qpos, 2));
+static void ant_position_info(const mk_env *e, const mdv_out *out) {
+  const double *qpos = e->d->qpos;
+  mk_info(out, ANT_X_POSITION, qpos[0]);
+  mk_info(out, ANT_Y_POSITION, qpos[1]);
+  mk_info(out, ANT_DISTANCE, mdv_np_norm(&e->k->dot, qpos, 2));
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void ant_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  ant_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_normal_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
+  mk_env *e = env;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
   ant_obs(e, out->obs);
   ant_position_info(e, out);  /* _get_reset_info */
 }
 
 static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
-  ant_env *e = env;
+  mk_env *e = env;
   const ant_shared *sh = e->sh;
   const mjModel *m = sh->g.m;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
   const mjtNum *xpos = d->xpos + 3 * sh->main_body;
   double x_before = xpos[0], y_before = xpos[1];
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   double x_velocity = (xpos[0] - x_before) / sh->g.dt;
   double y_velocity = (xpos[1] - y_before) / sh->g.dt;
 
@@ -269,20 +243,20 @@ static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg6
                                  action_dtype);
   int nf = 6 * (int)m->nbody;
   ant_contact_forces(e);
-  double contact_cost = sh->contact_cost_weight * mdv_np_sum_square(e->forces, nf);
+  double contact_cost = sh->contact_cost_weight * mdv_np_sum_square(e->scratch, nf);
   double costs = ctrl_cost + contact_cost;
   *out->reward = rewards - costs;
 
   *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
   ant_position_info(e, out);
-  gm_info(out, ANT_X_VELOCITY, x_velocity);
-  gm_info(out, ANT_Y_VELOCITY, y_velocity);
-  gm_info(out, ANT_REWARD_FORWARD, forward_reward);
-  gm_info(out, ANT_REWARD_CTRL, -ctrl_cost);
-  gm_info(out, ANT_REWARD_CONTACT, -contact_cost);
-  gm_info(out, ANT_REWARD_SURVIVE, healthy_reward);
+  mk_info(out, ANT_X_VELOCITY, x_velocity);
+  mk_info(out, ANT_Y_VELOCITY, y_velocity);
+  mk_info(out, ANT_REWARD_FORWARD, forward_reward);
+  mk_info(out, ANT_REWARD_CTRL, -ctrl_cost);
+  mk_info(out, ANT_REWARD_CONTACT, -contact_cost);
+  mk_info(out, ANT_REWARD_SURVIVE, healthy_reward);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -293,15 +267,9 @@ const mdv_task mdv_task_ant_v5 = {
   .summary = "Gymnasium's Ant-v5 (ant_v5.py), bit for bit, on its own ant.xml",
   .options = ant_options,
   .n_options = ANT_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = ant_create,
-  .destroy = gm_task_destroy,
-  .env_init = ant_env_init,
-  .env_free = ant_env_free,
   .reset = ant_reset,
   .step = ant_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Ant-v5",
   .reference = "Ant-v5",
   .reward_threshold = "6000.0",
@@ -309,4 +277,5 @@ const mdv_task mdv_task_ant_v5 = {
   .index_options = "main_body",  /* data.body(main_body): an index or a body name */
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

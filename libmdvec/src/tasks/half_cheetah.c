@@ -1,7 +1,7 @@
 /* half_cheetah.c: Gymnasium's HalfCheetah-v5, bit for bit (gymnasium/envs/mujoco/half_cheetah_v5.py,
  * HalfCheetahEnv).
  *
- * The model is Gymnasium's own half_cheetah.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own half_cheetah.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of half_cheetah_v5.py, in its order and dtype:
  *   step:   x_before = qpos[0]; do_simulation; x_velocity = (qpos[0] - x_before) / dt;
  *           forward_reward = forward_reward_weight * x_velocity;
@@ -32,11 +32,11 @@ enum {
 
 static const mdv_option_decl half_cheetah_options[HC_N_OPTIONS] = {
   GM_OPTIONS("half_cheetah.xml", "5", "1000", "0.1"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HC_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of x_velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+  [HC_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [HC_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "leave qpos[0] (x) out of the observation"},
 };
 
@@ -45,89 +45,77 @@ static const mdv_option_decl half_cheetah_options[HC_N_OPTIONS] = {
 enum { HC_X_POSITION, HC_X_VELOCITY, HC_REWARD_FORWARD, HC_REWARD_CTRL, HC_N_INFO };
 
 static const mdv_field half_cheetah_info[HC_N_INFO] = {
-  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  [HC_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HC_X_VELOCITY] = {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HC_REWARD_FORWARD] = {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HC_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct half_cheetah_shared_ {
-  gm_shared g;
+  mk_shared g;
   double forward_reward_weight, ctrl_cost_weight;
   int exclude;  /* exclude_current_positions_from_observation: qpos[0] left out */
 } half_cheetah_shared;
 
-typedef struct half_cheetah_env_ {
-  gm_env g;
-  const half_cheetah_shared *sh;
-} half_cheetah_env;
-
-static int half_cheetah_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  half_cheetah_shared *sh = gm_new_shared(sizeof *sh, dot, "HalfCheetah-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int half_cheetah_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  half_cheetah_shared *sh = shared;
   if (sh->g.m->nq < 1) {  /* step reads qpos[0] */
     snprintf(err, n, "HalfCheetah-v5: the model '%s' has nq = 0; HalfCheetah-v5 reads qpos[0] (x)",
              sh->g.path);
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HC_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[HC_CTRL_COST_WEIGHT].d[0];
   sh->exclude = opts[HC_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv) - sh->exclude;
   spec->n_info = HC_N_INFO;
   spec->info = half_cheetah_info;
-  spec->env_size = sizeof(half_cheetah_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int half_cheetah_env_init(void *env, const void *shared, char *err, size_t n) {
-  half_cheetah_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def half_cheetah_def = {
+  .task = "HalfCheetah-v5", GM_DEF, .shared_size = sizeof(half_cheetah_shared), .setup = half_cheetah_setup,
+};
+MK_CREATE(half_cheetah_create, &half_cheetah_def)
 
 /*---------------------------------- Observation ---------------------------------------------------*/
 
 /* _get_obs: concatenate((qpos[1:] or qpos), qvel). */
-static void half_cheetah_obs(const half_cheetah_env *e, double *obs) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void half_cheetah_obs(const mk_env *e, double *obs) {
+  const half_cheetah_shared *sh = e->sh;
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   int k = 0;
-  for (int i = e->sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
   for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void half_cheetah_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  half_cheetah_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_normal_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
+  mk_env *e = env;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
   half_cheetah_obs(e, out->obs);
-  gm_info(out, HC_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  mk_info(out, HC_X_POSITION, d->qpos[0]);  /* _get_reset_info */
 }
 
 static void half_cheetah_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
                               const mdv_out *out) {
   (void)rng;
-  half_cheetah_env *e = env;
+  mk_env *e = env;
   const half_cheetah_shared *sh = e->sh;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
   double x_position_before = d->qpos[0];
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   double x_position_after = d->qpos[0];
   double x_velocity = (x_position_after - x_position_before) / sh->g.dt;
 
@@ -140,12 +128,12 @@ static void half_cheetah_step(void *env, const double *action, int action_dtype,
   *out->reward = forward_reward - ctrl_cost;
 
   *out->terminated = 0;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
-  gm_info(out, HC_X_POSITION, x_position_after);
-  gm_info(out, HC_X_VELOCITY, x_velocity);
-  gm_info(out, HC_REWARD_FORWARD, forward_reward);
-  gm_info(out, HC_REWARD_CTRL, -ctrl_cost);
+  mk_info(out, HC_X_POSITION, x_position_after);
+  mk_info(out, HC_X_VELOCITY, x_velocity);
+  mk_info(out, HC_REWARD_FORWARD, forward_reward);
+  mk_info(out, HC_REWARD_CTRL, -ctrl_cost);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -155,19 +143,14 @@ const mdv_task mdv_task_half_cheetah_v5 = {
   .summary = "Gymnasium's HalfCheetah-v5 (half_cheetah_v5.py), bit for bit, on its own half_cheetah.xml",
   .options = half_cheetah_options,
   .n_options = HC_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = half_cheetah_create,
-  .destroy = gm_task_destroy,
-  .env_init = half_cheetah_env_init,
-  .env_free = gm_task_env_free,
   .reset = half_cheetah_reset,
   .step = half_cheetah_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/HalfCheetah-v5",
   .reference = "HalfCheetah-v5",
   .reward_threshold = "4800.0",
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

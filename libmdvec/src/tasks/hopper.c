@@ -1,6 +1,6 @@
 /* hopper.c: Gymnasium's Hopper-v5, bit for bit (gymnasium/envs/mujoco/hopper_v5.py, HopperEnv).
  *
- * The model is Gymnasium's own hopper.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own hopper.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression of the task (gm_walker_reset and gm_walker_step, gym_mujoco.c) is the numpy / Python
  * one of hopper_v5.py, in its order and dtype:
  *   step:   x_before = qpos[0]; do_simulation; x_velocity = (qpos[0] - x_before) / dt;
@@ -39,32 +39,29 @@ enum {
 
 static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {
   GM_OPTIONS("hopper.xml", "4", "1000", "0.005"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of x_velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "reward of each step that ends healthy (reward_survive)"},
-  {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [HOP_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "terminate when the hopper is unhealthy"},
-  {"healthy_state_range", MDVEC_OPT_RANGE, "-100.0,100.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_HEALTHY_STATE_RANGE] = {"healthy_state_range", MDVEC_OPT_RANGE, "-100.0,100.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < v < hi for every v of concatenate(qpos, qvel)[2:]"},
-  {"healthy_z_range", MDVEC_OPT_RANGE, "0.7,inf", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.7,inf", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[1] (torso height) < hi"},
-  {"healthy_angle_range", MDVEC_OPT_RANGE, "-0.2,0.2", -HUGE_VAL, HUGE_VAL, NULL,
+  [HOP_HEALTHY_ANGLE_RANGE] = {"healthy_angle_range", MDVEC_OPT_RANGE, "-0.2,0.2", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[2] (torso angle, rad) < hi"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [HOP_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "leave qpos[0] (x) out of the observation"},
 };
 
-/*---------------------------------- Create ------------------------------------------------------*/
+/*---------------------------------- Setup -------------------------------------------------------*/
 
 /* Reset, step, observation and info are gm_walker's (gym_mujoco.c): the expressions above. */
-static int hopper_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  gm_walker *sh = gm_new_shared(sizeof *sh, dot, "Hopper-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int hopper_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  gm_walker *sh = shared;
   sh->forward_reward_weight = opts[HOP_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[HOP_CTRL_COST_WEIGHT].d[0];
   sh->healthy_reward = opts[HOP_HEALTHY_REWARD].d[0];
@@ -77,8 +74,13 @@ static int hopper_create(void **shared, const mdv_value *opts, const mdv_dot *do
   sh->angle_lo = opts[HOP_HEALTHY_ANGLE_RANGE].d[0];
   sh->angle_hi = opts[HOP_HEALTHY_ANGLE_RANGE].d[1];
   sh->exclude = opts[HOP_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
-  return gm_walker_finish(sh, shared, spec, err, n);
+  return gm_walker_setup(sh, spec, err, n);
 }
+
+static const mk_def hopper_def = {
+  .task = "Hopper-v5", GM_DEF, .shared_size = sizeof(gm_walker), .setup = hopper_setup,
+};
+MK_CREATE(hopper_create, &hopper_def)
 
 /*---------------------------------- The task ------------------------------------------------------*/
 
@@ -87,15 +89,9 @@ const mdv_task mdv_task_hopper_v5 = {
   .summary = "Gymnasium's Hopper-v5 (hopper_v5.py), bit for bit, on its own hopper.xml",
   .options = hopper_options,
   .n_options = HOP_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = hopper_create,
-  .destroy = gm_task_destroy,
-  .env_init = gm_walker_env_init,
-  .env_free = gm_task_env_free,
   .reset = gm_walker_reset,
   .step = gm_walker_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Hopper-v5",
   .reference = "Hopper-v5",
   .reward_threshold = "3800.0",
@@ -104,4 +100,5 @@ const mdv_task mdv_task_hopper_v5 = {
   .float_kind = MDVEC_KIND_NUMPY,
   /* reward_survive is a Python float (hopper_v5.py: is_healthy * healthy_reward, a Python bool times a float) */
   .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
+  MK_TASK_DEFAULTS,
 };

@@ -1,6 +1,6 @@
 /* humanoid.c: Gymnasium's Humanoid-v5, bit for bit (gymnasium/envs/mujoco/humanoid_v5.py, HumanoidEnv).
  *
- * The model is Gymnasium's own humanoid.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own humanoid.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of humanoid_v5.py, in its order and dtype:
  *   step:   xy_before = mass_center; do_simulation (mj_rnePostConstraint fills cfrc_ext);
  *           xy_velocity = (mass_center - xy_before) / dt;
@@ -56,21 +56,21 @@ enum {
 
 static const mdv_option_decl humanoid_options[HUM_N_OPTIONS] = {
   GM_OPTIONS("humanoid.xml", "5", "1000", "0.01"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.25", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.25", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of the centre of mass's x velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(ctrl**2) subtracted from the reward (-reward_ctrl)"},
-  {"contact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_CONTACT_COST_WEIGHT] = {"contact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(cfrc_ext**2) in the contact cost (-reward_contact)"},
-  {"contact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_CONTACT_COST_RANGE] = {"contact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
    "the contact cost is clipped to [lo, hi]"},
-  {"healthy_reward", MDVEC_OPT_DOUBLE, "5.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "5.0", -HUGE_VAL, HUGE_VAL, NULL,
    "reward of each step that ends healthy (reward_survive)"},
-  {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [HUM_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "terminate when the humanoid is unhealthy"},
-  {"healthy_z_range", MDVEC_OPT_RANGE, "1.0,2.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HUM_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "1.0,2.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[2] (torso height) < hi"},
-  GM_HUMANOID_OBS_OPTIONS,
+  GM_HUMANOID_OBS_OPTIONS(HUM_EXCLUDE_CURRENT_POSITIONS),
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -81,23 +81,23 @@ enum { HUM_DISTANCE, HUM_X_VELOCITY, HUM_Y_VELOCITY, HUM_REWARD_SURVIVE, HUM_REW
        HUM_REWARD_CTRL, HUM_REWARD_CONTACT, HUM_N_TAIL };
 
 static const mdv_field humanoid_head[HUM_N_HEAD] = {
-  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HUM_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HUM_Y_POSITION] = {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
 };
 static const mdv_field humanoid_tail[HUM_N_TAIL] = {
-  {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_DISTANCE] = {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HUM_X_VELOCITY] = {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_Y_VELOCITY] = {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_REWARD_SURVIVE] = {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_REWARD_FORWARD] = {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HUM_REWARD_CONTACT] = {"reward_contact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct humanoid_shared_ {
-  gm_shared g;
+  mk_shared g;
   double forward_reward_weight, ctrl_cost_weight, contact_cost_weight, contact_lo, contact_hi;
   double healthy_reward;
   int terminate_when_unhealthy;
@@ -106,29 +106,17 @@ typedef struct humanoid_shared_ {
   gm_humanoid h;          /* observation parts, info fields */
 } humanoid_shared;
 
-typedef struct humanoid_env_ {
-  gm_env g;
-  const humanoid_shared *sh;
-} humanoid_env;
-
-static void humanoid_destroy(void *shared) {
+static void humanoid_free(void *shared) {
   humanoid_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
   gm_humanoid_free(&sh->h);
-  free(sh);
 }
 
-static int humanoid_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  humanoid_shared *sh = gm_new_shared(sizeof *sh, dot, "Humanoid-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int humanoid_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  humanoid_shared *sh = shared;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "Humanoid-v5: the model '%s' has nq = %d; Humanoid-v5 reads qpos[0:3] (x, y, z)",
              sh->g.path, (int)m->nq);
-    humanoid_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HUM_FORWARD_REWARD_WEIGHT].d[0];
@@ -143,57 +131,56 @@ static int humanoid_create(void **shared, const mdv_value *opts, const mdv_dot *
   sh->mass_sum = mdv_np_sum(m->body_mass, (int)m->nbody);
 
   /* The info fields: x_position, y_position, tendon_length[k], tendon_velocity[k], the rest. */
-  gm_fill_spec(&sh->g, spec);
   if (gm_humanoid_init(&sh->h, m, &opts[HUM_EXCLUDE_CURRENT_POSITIONS], humanoid_head, HUM_N_HEAD,
                        humanoid_tail, HUM_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "Humanoid-v5: out of memory");
-    humanoid_destroy(sh);
     return MDVEC_ERR_NOMEM;
   }
-  spec->env_size = sizeof(humanoid_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int humanoid_env_init(void *env, const void *shared, char *err, size_t n) {
-  humanoid_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def humanoid_def = {
+  .task = "Humanoid-v5", GM_DEF, .shared_size = sizeof(humanoid_shared), .setup = humanoid_setup,
+  .free = humanoid_free,
+};
+MK_CREATE(humanoid_create, &humanoid_def)
 
 /*---------------------------------- Observation, centre of mass, info ------------------------------*/
 
 /* mass_center: (np.einsum("b,bj->j", body_mass, xipos) / body_mass.sum())[0:2]. */
-static void humanoid_mass_center(const humanoid_env *e, double xy[2]) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void humanoid_mass_center(const mk_env *e, double xy[2]) {
+  const humanoid_shared *sh = e->sh;
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   for (int j = 0; j < 2; j++) {
     double num = 0.0;
     for (int b = 0; b < m->nbody; b++) num += m->body_mass[b] * d->xipos[3 * b + j];
-    xy[j] = num / e->sh->mass_sum;
+    xy[j] = num / sh->mass_sum;
   }
 }
 
 /* x_position, y_position, tendon_length, tendon_velocity, distance_from_origin (step and reset). */
-static void humanoid_position_info(const humanoid_env *e, const mdv_out *out) {
-  const mjData *d = e->g.d;
-  gm_info(out, HUM_X_POSITION, d->qpos[0]);
-  gm_info(out, HUM_Y_POSITION, d->qpos[1]);
-  gm_humanoid_tendon_info(&e->sh->h, d, out);
-  gm_info(out, HUM_N_HEAD + 2 * e->sh->h.ntendon + HUM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2));
+static void humanoid_position_info(const mk_env *e, const mdv_out *out) {
+  const humanoid_shared *sh = e->sh;
+  const mjData *d = e->d;
+  mk_info(out, HUM_X_POSITION, d->qpos[0]);
+  mk_info(out, HUM_Y_POSITION, d->qpos[1]);
+  gm_humanoid_tendon_info(&sh->h, d, out);
+  mk_info(out, HUM_N_HEAD + 2 * sh->h.ntendon + HUM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2));
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void humanoid_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  humanoid_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
-  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
+  mk_env *e = env;
+  const humanoid_shared *sh = e->sh;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
+  gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
   humanoid_position_info(e, out);  /* _get_reset_info */
 }
 
@@ -201,19 +188,19 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
                           const mdv_out *out) {
   (void)rng;
   (void)action_dtype;  /* the costs read data.ctrl (float64) */
-  humanoid_env *e = env;
+  mk_env *e = env;
   const humanoid_shared *sh = e->sh;
   const mjModel *m = sh->g.m;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
   double before[2], after[2];
   humanoid_mass_center(e, before);
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   humanoid_mass_center(e, after);
   double x_velocity = (after[0] - before[0]) / sh->g.dt;
   double y_velocity = (after[1] - before[1]) / sh->g.dt;
 
-  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
+  gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
 
   /* _get_rew */
   double forward_reward = sh->forward_reward_weight * x_velocity;
@@ -228,16 +215,16 @@ static void humanoid_step(void *env, const double *action, int action_dtype, mdv
   *out->reward = rewards - costs;
 
   *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
   int t = HUM_N_HEAD + 2 * sh->h.ntendon;
   humanoid_position_info(e, out);
-  gm_info(out, t + HUM_X_VELOCITY, x_velocity);
-  gm_info(out, t + HUM_Y_VELOCITY, y_velocity);
-  gm_info(out, t + HUM_REWARD_SURVIVE, healthy_reward);
-  gm_info(out, t + HUM_REWARD_FORWARD, forward_reward);
-  gm_info(out, t + HUM_REWARD_CTRL, -ctrl_cost);
-  gm_info(out, t + HUM_REWARD_CONTACT, -contact_cost);
+  mk_info(out, t + HUM_X_VELOCITY, x_velocity);
+  mk_info(out, t + HUM_Y_VELOCITY, y_velocity);
+  mk_info(out, t + HUM_REWARD_SURVIVE, healthy_reward);
+  mk_info(out, t + HUM_REWARD_FORWARD, forward_reward);
+  mk_info(out, t + HUM_REWARD_CTRL, -ctrl_cost);
+  mk_info(out, t + HUM_REWARD_CONTACT, -contact_cost);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -248,19 +235,14 @@ const mdv_task mdv_task_humanoid_v5 = {
   .summary = "Gymnasium's Humanoid-v5 (humanoid_v5.py), bit for bit, on its own humanoid.xml",
   .options = humanoid_options,
   .n_options = HUM_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = humanoid_create,
-  .destroy = humanoid_destroy,
-  .env_init = humanoid_env_init,
-  .env_free = gm_task_env_free,
   .reset = humanoid_reset,
   .step = humanoid_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Humanoid-v5",
   .reference = "Humanoid-v5",
   .reward_threshold = NULL,
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

@@ -1,7 +1,7 @@
 /* humanoid_standup.c: Gymnasium's HumanoidStandup-v5, bit for bit (gymnasium/envs/mujoco/
  * humanoidstandup_v5.py, HumanoidStandupEnv).
  *
- * The model is Gymnasium's own humanoidstandup.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own humanoidstandup.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of humanoidstandup_v5.py, in its order and dtype:
  *   step:   do_simulation (mj_rnePostConstraint fills cfrc_ext); pos_after = qpos[2];
  *           uph_cost = (pos_after - 0) / model.opt.timestep (the timestep, not dt; uph_cost_weight is
@@ -45,15 +45,15 @@ enum {
 
 static const mdv_option_decl standup_options[HSU_N_OPTIONS] = {
   GM_OPTIONS("humanoidstandup.xml", "5", "1000", "0.01"),
-  {"uph_cost_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HSU_UPH_COST_WEIGHT] = {"uph_cost_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "accepted and unused, as in Gymnasium's HumanoidStandup-v5 (reward_linup is unweighted)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+  [HSU_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(ctrl**2) subtracted from the reward (-reward_quadctrl)"},
-  {"impact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
+  [HSU_IMPACT_COST_WEIGHT] = {"impact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(cfrc_ext**2) in the impact cost (-reward_impact)"},
-  {"impact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [HSU_IMPACT_COST_RANGE] = {"impact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
    "the impact cost is clipped to [lo, hi]"},
-  GM_HUMANOID_OBS_OPTIONS,
+  GM_HUMANOID_OBS_OPTIONS(HSU_EXCLUDE_CURRENT_POSITIONS),
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -62,47 +62,35 @@ enum { HSU_X_POSITION, HSU_Y_POSITION, HSU_Z_DISTANCE, HSU_N_HEAD };
 enum { HSU_REWARD_LINUP, HSU_REWARD_QUADCTRL, HSU_REWARD_IMPACT, HSU_N_TAIL };
 
 static const mdv_field standup_head[HSU_N_HEAD] = {
-  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"z_distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HSU_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HSU_Y_POSITION] = {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [HSU_Z_DISTANCE] = {"z_distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
 };
 static const mdv_field standup_tail[HSU_N_TAIL] = {
-  {"reward_linup", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_quadctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_impact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HSU_REWARD_LINUP] = {"reward_linup", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HSU_REWARD_QUADCTRL] = {"reward_quadctrl", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [HSU_REWARD_IMPACT] = {"reward_impact", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct standup_shared_ {
-  gm_shared g;
+  mk_shared g;
   double ctrl_cost_weight, impact_cost_weight, impact_lo, impact_hi;
   gm_humanoid h;          /* observation parts, info fields */
 } standup_shared;
 
-typedef struct standup_env_ {
-  gm_env g;
-  const standup_shared *sh;
-} standup_env;
-
-static void standup_destroy(void *shared) {
+static void standup_free(void *shared) {
   standup_shared *sh = shared;
-  if (!sh) return;
-  gm_destroy(&sh->g);
   gm_humanoid_free(&sh->h);
-  free(sh);
 }
 
-static int standup_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  standup_shared *sh = gm_new_shared(sizeof *sh, dot, "HumanoidStandup-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int standup_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  standup_shared *sh = shared;
   const mjModel *m = sh->g.m;
   if (m->nq < 3) {  /* the reward reads qpos[2]; the observation drops qpos[0:2] */
     snprintf(err, n, "HumanoidStandup-v5: the model '%s' has nq = %d; HumanoidStandup-v5 reads qpos[0:3] "
              "(x, y, z)", sh->g.path, (int)m->nq);
-    standup_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->ctrl_cost_weight = opts[HSU_CTRL_COST_WEIGHT].d[0];
@@ -112,46 +100,44 @@ static int standup_create(void **shared, const mdv_value *opts, const mdv_dot *d
 
   /* The info fields: x_position, y_position, z_distance_from_origin, tendon_length[k],
      tendon_velocity[k], the rewards. */
-  gm_fill_spec(&sh->g, spec);
   if (gm_humanoid_init(&sh->h, m, &opts[HSU_EXCLUDE_CURRENT_POSITIONS], standup_head, HSU_N_HEAD,
                        standup_tail, HSU_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "HumanoidStandup-v5: out of memory");
-    standup_destroy(sh);
     return MDVEC_ERR_NOMEM;
   }
-  spec->env_size = sizeof(standup_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int standup_env_init(void *env, const void *shared, char *err, size_t n) {
-  standup_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def standup_def = {
+  .task = "HumanoidStandup-v5", GM_DEF, .shared_size = sizeof(standup_shared), .setup = standup_setup,
+  .free = standup_free,
+};
+MK_CREATE(standup_create, &standup_def)
 
 /*---------------------------------- Observation, info ---------------------------------------------*/
 
 /* x_position, y_position, z_distance_from_origin, tendon_length, tendon_velocity (step and reset). */
-static void standup_position_info(const standup_env *e, const mdv_out *out) {
-  const mjData *d = e->g.d;
-  gm_info(out, HSU_X_POSITION, d->qpos[0]);
-  gm_info(out, HSU_Y_POSITION, d->qpos[1]);
-  gm_info(out, HSU_Z_DISTANCE, d->qpos[2] - e->sh->g.init_qpos[2]);
-  gm_humanoid_tendon_info(&e->sh->h, d, out);
+static void standup_position_info(const mk_env *e, const mdv_out *out) {
+  const standup_shared *sh = e->sh;
+  const mjData *d = e->d;
+  mk_info(out, HSU_X_POSITION, d->qpos[0]);
+  mk_info(out, HSU_Y_POSITION, d->qpos[1]);
+  mk_info(out, HSU_Z_DISTANCE, d->qpos[2] - e->k->init_qpos[2]);
+  gm_humanoid_tendon_info(&sh->h, d, out);
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void standup_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  standup_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
-  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
+  mk_env *e = env;
+  const standup_shared *sh = e->sh;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
+  gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
   standup_position_info(e, out);  /* _get_reset_info */
 }
 
@@ -159,12 +145,12 @@ static void standup_step(void *env, const double *action, int action_dtype, mdv_
                          const mdv_out *out) {
   (void)rng;
   (void)action_dtype;  /* the costs read data.ctrl (float64) */
-  standup_env *e = env;
+  mk_env *e = env;
   const standup_shared *sh = e->sh;
   const mjModel *m = sh->g.m;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   double pos_after = d->qpos[2];
 
   /* _get_rew */
@@ -174,15 +160,15 @@ static void standup_step(void *env, const double *action, int action_dtype, mdv_
   quad_impact_cost = mdv_np_clip(quad_impact_cost, sh->impact_lo, sh->impact_hi);
   *out->reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1.0;
 
-  gm_humanoid_obs(&e->sh->h, e->sh->g.m, e->g.d, out->obs);
+  gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
   *out->terminated = 0;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
   int t = HSU_N_HEAD + 2 * sh->h.ntendon;
   standup_position_info(e, out);
-  gm_info(out, t + HSU_REWARD_LINUP, uph_cost);
-  gm_info(out, t + HSU_REWARD_QUADCTRL, -quad_ctrl_cost);
-  gm_info(out, t + HSU_REWARD_IMPACT, -quad_impact_cost);
+  mk_info(out, t + HSU_REWARD_LINUP, uph_cost);
+  mk_info(out, t + HSU_REWARD_QUADCTRL, -quad_ctrl_cost);
+  mk_info(out, t + HSU_REWARD_IMPACT, -quad_impact_cost);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -193,19 +179,14 @@ const mdv_task mdv_task_humanoid_standup_v5 = {
              "humanoidstandup.xml",
   .options = standup_options,
   .n_options = HSU_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = standup_create,
-  .destroy = standup_destroy,
-  .env_init = standup_env_init,
-  .env_free = gm_task_env_free,
   .reset = standup_reset,
   .step = standup_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/HumanoidStandup-v5",
   .reference = "HumanoidStandup-v5",
   .reward_threshold = NULL,
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

@@ -31,7 +31,7 @@ enum { IDP_HEALTHY_REWARD = GM_N_OPTIONS, IDP_N_OPTIONS };
 
 static const mdv_option_decl inverted_double_pendulum_options[IDP_N_OPTIONS] = {
   GM_OPTIONS("inverted_double_pendulum.xml", "5", "1000", "0.1"),
-  {"healthy_reward", MDVEC_OPT_DOUBLE, "10.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [IDP_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "10.0", -HUGE_VAL, HUGE_VAL, NULL,
    "reward of each step that does not terminate (reward_survive)"},
 };
 
@@ -40,61 +40,47 @@ static const mdv_option_decl inverted_double_pendulum_options[IDP_N_OPTIONS] = {
 enum { IDP_REWARD_SURVIVE, IDP_DISTANCE_PENALTY, IDP_VELOCITY_PENALTY, IDP_N_INFO };
 
 static const mdv_field inverted_double_pendulum_info[IDP_N_INFO] = {
-  {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"distance_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"velocity_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [IDP_REWARD_SURVIVE] = {"reward_survive", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [IDP_DISTANCE_PENALTY] = {"distance_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [IDP_VELOCITY_PENALTY] = {"velocity_penalty", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct inverted_double_pendulum_shared_ {
-  gm_shared g;
+  mk_shared g;
   double healthy_reward;
 } inverted_double_pendulum_shared;
 
-typedef struct inverted_double_pendulum_env_ {
-  gm_env g;
-  const inverted_double_pendulum_shared *sh;
-} inverted_double_pendulum_env;
-
-static int inverted_double_pendulum_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec,
-                                           char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  inverted_double_pendulum_shared *sh = gm_new_shared(sizeof *sh, dot, "InvertedDoublePendulum-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int inverted_double_pendulum_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  inverted_double_pendulum_shared *sh = shared;
   const mjModel *m = sh->g.m;
   if (m->nq < 1 || m->nv < 3 || m->nsite < 1) {  /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */
     snprintf(err, n, "InvertedDoublePendulum-v5: the model '%s' has nq = %d, nv = %d, nsite = %d; "
              "InvertedDoublePendulum-v5 reads qpos[0], qvel[1:3] and site_xpos[0] (nq >= 1, nv >= 3, "
              "nsite >= 1)", sh->g.path, (int)m->nq, (int)m->nv, (int)m->nsite);
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->healthy_reward = opts[IDP_HEALTHY_REWARD].d[0];
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = 1 + 2 * (int)(m->nq - 1) + (int)m->nv + 1;
   spec->n_info = IDP_N_INFO;
   spec->info = inverted_double_pendulum_info;
-  spec->env_size = sizeof(inverted_double_pendulum_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int inverted_double_pendulum_env_init(void *env, const void *shared, char *err, size_t n) {
-  inverted_double_pendulum_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def inverted_double_pendulum_def = {
+  .task = "InvertedDoublePendulum-v5", GM_DEF, .shared_size = sizeof(inverted_double_pendulum_shared), .setup = inverted_double_pendulum_setup,
+};
+MK_CREATE(inverted_double_pendulum_create, &inverted_double_pendulum_def)
 
 /*---------------------------------- Observation ---------------------------------------------------*/
 
 /* _get_obs: concatenate([qpos[:1], np.sin(qpos[1:]), np.cos(qpos[1:]), np.clip(qvel, -10, 10),
    np.clip(qfrc_constraint, -10, 10)[:1]]). Each of sin and cos gets its own loop. */
-static void inverted_double_pendulum_obs(const inverted_double_pendulum_env *e, double *obs) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void inverted_double_pendulum_obs(const mk_env *e, double *obs) {
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   int k = 0;
   obs[k++] = d->qpos[0];
   for (int i = 1; i < m->nq; i++) obs[k++] = sin(d->qpos[i]);
@@ -106,13 +92,13 @@ static void inverted_double_pendulum_obs(const inverted_double_pendulum_env *e, 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void inverted_double_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  inverted_double_pendulum_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_normal_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
+  mk_env *e = env;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
   inverted_double_pendulum_obs(e, out->obs);
 }
 
@@ -120,11 +106,11 @@ static void inverted_double_pendulum_step(void *env, const double *action, int a
                                           mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
   (void)action_dtype;  /* the action only drives the simulation (ctrl is float64) */
-  inverted_double_pendulum_env *e = env;
+  mk_env *e = env;
   const inverted_double_pendulum_shared *sh = e->sh;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   double x = d->site_xpos[0], y = d->site_xpos[2];
   inverted_double_pendulum_obs(e, out->obs);
   int terminated = y <= 1.0;
@@ -136,11 +122,11 @@ static void inverted_double_pendulum_step(void *env, const double *action, int a
   double alive_bonus = sh->healthy_reward * (double)!terminated;
   *out->reward = alive_bonus - dist_penalty - vel_penalty;
   *out->terminated = (uint8_t)terminated;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
-  gm_info(out, IDP_REWARD_SURVIVE, alive_bonus);
-  gm_info(out, IDP_DISTANCE_PENALTY, -dist_penalty);
-  gm_info(out, IDP_VELOCITY_PENALTY, -vel_penalty);
+  mk_info(out, IDP_REWARD_SURVIVE, alive_bonus);
+  mk_info(out, IDP_DISTANCE_PENALTY, -dist_penalty);
+  mk_info(out, IDP_VELOCITY_PENALTY, -vel_penalty);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -151,15 +137,9 @@ const mdv_task mdv_task_inverted_double_pendulum_v5 = {
              "its own inverted_double_pendulum.xml",
   .options = inverted_double_pendulum_options,
   .n_options = IDP_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = inverted_double_pendulum_create,
-  .destroy = gm_task_destroy,
-  .env_init = inverted_double_pendulum_env_init,
-  .env_free = gm_task_env_free,
   .reset = inverted_double_pendulum_reset,
   .step = inverted_double_pendulum_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/InvertedDoublePendulum-v5",
   .reference = "InvertedDoublePendulum-v5",
   .reward_threshold = "9100.0",
@@ -168,4 +148,5 @@ const mdv_task mdv_task_inverted_double_pendulum_v5 = {
   .float_kind = MDVEC_KIND_NUMPY,
   /* reward_survive is a Python float (inverted_double_pendulum_v5.py: healthy_reward * int(not terminated)) */
   .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
+  MK_TASK_DEFAULTS,
 };

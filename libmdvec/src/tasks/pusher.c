@@ -1,6 +1,6 @@
 /* pusher.c: Gymnasium's Pusher-v5, bit for bit (gymnasium/envs/mujoco/pusher_v5.py, PusherEnv).
  *
- * The model is Gymnasium's own pusher_v5.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own pusher_v5.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of pusher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec_1 = xpos[object] - xpos[tips_arm]; vec_2 = xpos[object] - xpos[goal];
  *           reward_near = -np.linalg.norm(vec_1) * reward_near_weight;
@@ -34,11 +34,11 @@ enum {
 
 static const mdv_option_decl pusher_options[PUS_N_OPTIONS] = {
   GM_OPTIONS_FIXED_NOISE("pusher_v5.xml", "5", "100"),
-  {"reward_near_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
+  [PUS_REWARD_NEAR_WEIGHT] = {"reward_near_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of the fingertip-object distance subtracted from the reward (reward_near)"},
-  {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [PUS_REWARD_DIST_WEIGHT] = {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of the object-goal distance subtracted from the reward (reward_dist)"},
-  {"reward_control_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
+  [PUS_REWARD_CONTROL_WEIGHT] = {"reward_control_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
 };
 
@@ -47,32 +47,22 @@ static const mdv_option_decl pusher_options[PUS_N_OPTIONS] = {
 enum { PUS_REWARD_DIST, PUS_REWARD_CTRL, PUS_REWARD_NEAR, PUS_N_INFO };
 
 static const mdv_field pusher_info[PUS_N_INFO] = {
-  {"reward_dist", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
-  {"reward_near", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [PUS_REWARD_DIST] = {"reward_dist", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [PUS_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  [PUS_REWARD_NEAR] = {"reward_near", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct pusher_shared_ {
-  gm_shared g;
+  mk_shared g;
   double reward_near_weight, reward_dist_weight, reward_control_weight;
   int tips_arm, object, goal;  /* body ids */
   int nq_obs, nv_obs;          /* len(qpos[:7]), len(qvel[:7]) */
 } pusher_shared;
 
-typedef struct pusher_env_ {
-  gm_env g;
-  const pusher_shared *sh;
-} pusher_env;
-
-static int pusher_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  mdv_value g[GM_N_OPTIONS];
-  gm_fixed_noise_options(g, opts);
-  int rc;
-  pusher_shared *sh = gm_new_shared(sizeof *sh, dot, "Pusher-v5", g, err, n, &rc);
-  if (!sh) return rc;
+static int pusher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  pusher_shared *sh = shared;
   const mjModel *m = sh->g.m;
   sh->tips_arm = mj_name2id(m, mjOBJ_BODY, "tips_arm");
   sh->object = mj_name2id(m, mjOBJ_BODY, "object");
@@ -82,7 +72,6 @@ static int pusher_create(void **shared, const mdv_value *opts, const mdv_dot *do
              "(it has nq = %d, nv = %d%s%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
              sh->tips_arm < 0 ? ", no body 'tips_arm'" : "", sh->object < 0 ? ", no body 'object'" : "",
              sh->goal < 0 ? ", no body 'goal'" : "");
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->reward_near_weight = opts[PUS_REWARD_NEAR_WEIGHT].d[0];
@@ -91,27 +80,23 @@ static int pusher_create(void **shared, const mdv_value *opts, const mdv_dot *do
   sh->nq_obs = m->nq < 7 ? (int)m->nq : 7;
   sh->nv_obs = m->nv < 7 ? (int)m->nv : 7;
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = sh->nq_obs + sh->nv_obs + 9;
   spec->n_info = PUS_N_INFO;
   spec->info = pusher_info;
-  spec->env_size = sizeof(pusher_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int pusher_env_init(void *env, const void *shared, char *err, size_t n) {
-  pusher_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def pusher_def = {
+  .task = "Pusher-v5", GM_DEF_FIXED_NOISE, .shared_size = sizeof(pusher_shared), .setup = pusher_setup,
+};
+MK_CREATE(pusher_create, &pusher_def)
 
 /*---------------------------------- Observation ---------------------------------------------------*/
 
 /* _get_obs: concatenate(qpos[:7], qvel[:7], xpos[tips_arm], xpos[object], xpos[goal]). */
-static void pusher_obs(const pusher_env *e, double *obs) {
+static void pusher_obs(const mk_env *e, double *obs) {
   const pusher_shared *sh = e->sh;
-  const mjData *d = e->g.d;
+  const mjData *d = e->d;
   int k = 0;
   for (int i = 0; i < sh->nq_obs; i++) obs[k++] = d->qpos[i];
   for (int i = 0; i < sh->nv_obs; i++) obs[k++] = d->qvel[i];
@@ -123,19 +108,19 @@ static void pusher_obs(const pusher_env *e, double *obs) {
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void pusher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  pusher_env *e = env;
-  const gm_shared *g = &e->sh->g;
+  mk_env *e = env;
+  const mk_shared *g = e->k;
   const mjModel *m = g->m;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
   int nq = (int)m->nq, nv = (int)m->nv;
-  gm_reset_begin(&e->g);
+  mk_reset_begin(e);
   /* reset_model */
   double cylinder[2];
   for (;;) {
     cylinder[0] = mdv_pcg64_uniform(rng, -0.3, 0.0);
     cylinder[1] = mdv_pcg64_uniform(rng, -0.2, 0.2);
     double diff[2] = {cylinder[0] - 0.0, cylinder[1] - 0.0};  /* cylinder_pos - goal_pos (int zeros) */
-    if (mdv_np_norm(&e->g.sh->dot, diff, 2) > 0.17) break;
+    if (mdv_np_norm(&e->k->dot, diff, 2) > 0.17) break;
   }
   for (int i = 0; i < nq; i++) d->qpos[i] = g->init_qpos[i];
   d->qpos[nq - 4] = cylinder[0];
@@ -144,18 +129,18 @@ static void pusher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   d->qpos[nq - 1] = 0.0;
   for (int i = 0; i < nv; i++) d->qvel[i] = g->init_qvel[i] + mdv_pcg64_uniform(rng, -0.005, 0.005);
   for (int i = nv - 4; i < nv; i++) d->qvel[i] = 0.0;
-  gm_set_state_done(&e->g);
+  mk_set_state_done(e);
   pusher_obs(e, out->obs);
 }
 
 static void pusher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
                         const mdv_out *out) {
   (void)rng;
-  pusher_env *e = env;
+  mk_env *e = env;
   const pusher_shared *sh = e->sh;
-  const mjData *d = e->g.d;
+  const mjData *d = e->d;
 
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   pusher_obs(e, out->obs);
 
   /* _get_rew */
@@ -164,17 +149,17 @@ static void pusher_step(void *env, const double *action, int action_dtype, mdv_p
     vec_1[i] = d->xpos[3 * sh->object + i] - d->xpos[3 * sh->tips_arm + i];
     vec_2[i] = d->xpos[3 * sh->object + i] - d->xpos[3 * sh->goal + i];
   }
-  double reward_near = -mdv_np_norm(&e->g.sh->dot, vec_1, 3) * sh->reward_near_weight;
-  double reward_dist = -mdv_np_norm(&e->g.sh->dot, vec_2, 3) * sh->reward_dist_weight;
+  double reward_near = -mdv_np_norm(&e->k->dot, vec_1, 3) * sh->reward_near_weight;
+  double reward_dist = -mdv_np_norm(&e->k->dot, vec_2, 3) * sh->reward_dist_weight;
   double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
                                    -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl + reward_near;
   *out->terminated = 0;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
-  gm_info(out, PUS_REWARD_DIST, reward_dist);
-  gm_info(out, PUS_REWARD_CTRL, reward_ctrl);
-  gm_info(out, PUS_REWARD_NEAR, reward_near);
+  mk_info(out, PUS_REWARD_DIST, reward_dist);
+  mk_info(out, PUS_REWARD_CTRL, reward_ctrl);
+  mk_info(out, PUS_REWARD_NEAR, reward_near);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -185,19 +170,14 @@ const mdv_task mdv_task_pusher_v5 = {
   .summary = "Gymnasium's Pusher-v5 (pusher_v5.py), bit for bit, on its own pusher_v5.xml",
   .options = pusher_options,
   .n_options = PUS_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = pusher_create,
-  .destroy = gm_task_destroy,
-  .env_init = pusher_env_init,
-  .env_free = gm_task_env_free,
   .reset = pusher_reset,
   .step = pusher_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Pusher-v5",
   .reference = "Pusher-v5",
   .reward_threshold = "0.0",
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

@@ -1,6 +1,6 @@
 /* reacher.c: Gymnasium's Reacher-v5, bit for bit (gymnasium/envs/mujoco/reacher_v5.py, ReacherEnv).
  *
- * The model is Gymnasium's own reacher.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own reacher.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of reacher_v5.py, in its order and dtype:
  *   step:   do_simulation; vec = xpos[fingertip] - xpos[target];
  *           reward_dist = -np.linalg.norm(vec) * reward_dist_weight (mdv_np_norm: numpy's BLAS ddot);
@@ -31,9 +31,9 @@ enum {
 
 static const mdv_option_decl reacher_options[REA_N_OPTIONS] = {
   GM_OPTIONS_FIXED_NOISE("reacher.xml", "2", "50"),
-  {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [REA_REWARD_DIST_WEIGHT] = {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of the fingertip-target distance subtracted from the reward (reward_dist)"},
-  {"reward_control_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [REA_REWARD_CONTROL_WEIGHT] = {"reward_control_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
 };
 
@@ -42,30 +42,20 @@ static const mdv_option_decl reacher_options[REA_N_OPTIONS] = {
 enum { REA_REWARD_DIST, REA_REWARD_CTRL, REA_N_INFO };
 
 static const mdv_field reacher_info[REA_N_INFO] = {
-  {"reward_dist", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  [REA_REWARD_DIST] = {"reward_dist", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [REA_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct reacher_shared_ {
-  gm_shared g;
+  mk_shared g;
   double reward_dist_weight, reward_control_weight;
   int fingertip, target;  /* body ids */
 } reacher_shared;
 
-typedef struct reacher_env_ {
-  gm_env g;
-  const reacher_shared *sh;
-} reacher_env;
-
-static int reacher_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  mdv_value g[GM_N_OPTIONS];
-  gm_fixed_noise_options(g, opts);
-  int rc;
-  reacher_shared *sh = gm_new_shared(sizeof *sh, dot, "Reacher-v5", g, err, n, &rc);
-  if (!sh) return rc;
+static int reacher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  reacher_shared *sh = shared;
   const mjModel *m = sh->g.m;
   sh->fingertip = mj_name2id(m, mjOBJ_BODY, "fingertip");
   sh->target = mj_name2id(m, mjOBJ_BODY, "target");
@@ -73,39 +63,35 @@ static int reacher_create(void **shared, const mdv_value *opts, const mdv_dot *d
     snprintf(err, n, "Reacher-v5: the model '%s' needs bodies 'fingertip' and 'target' and nq, nv >= 2 "
              "(it has nq = %d, nv = %d%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
              sh->fingertip < 0 ? ", no body 'fingertip'" : "", sh->target < 0 ? ", no body 'target'" : "");
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->reward_dist_weight = opts[REA_REWARD_DIST_WEIGHT].d[0];
   sh->reward_control_weight = opts[REA_REWARD_CONTROL_WEIGHT].d[0];
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = (int)m->nq + 6;  /* 2 cos + 2 sin + (nq - 2) + 2 qvel + 2 */
   spec->n_info = REA_N_INFO;
   spec->info = reacher_info;
-  spec->env_size = sizeof(reacher_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int reacher_env_init(void *env, const void *shared, char *err, size_t n) {
-  reacher_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def reacher_def = {
+  .task = "Reacher-v5", GM_DEF_FIXED_NOISE, .shared_size = sizeof(reacher_shared), .setup = reacher_setup,
+};
+MK_CREATE(reacher_create, &reacher_def)
 
 /*---------------------------------- Observation ---------------------------------------------------*/
 
 /* vec = get_body_com("fingertip") - get_body_com("target") (xpos). */
-static void reacher_vec(const reacher_env *e, double vec[3]) {
-  const mjtNum *xpos = e->g.d->xpos;
-  for (int i = 0; i < 3; i++) vec[i] = xpos[3 * e->sh->fingertip + i] - xpos[3 * e->sh->target + i];
+static void reacher_vec(const mk_env *e, double vec[3]) {
+  const reacher_shared *sh = e->sh;
+  const mjtNum *xpos = e->d->xpos;
+  for (int i = 0; i < 3; i++) vec[i] = xpos[3 * sh->fingertip + i] - xpos[3 * sh->target + i];
 }
 
 /* _get_obs */
-static void reacher_obs(const reacher_env *e, double *obs) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void reacher_obs(const mk_env *e, double *obs) {
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   int k = 0;
   double vec[3];
   for (int i = 0; i < 2; i++) obs[k++] = cos(d->qpos[i]);
@@ -120,49 +106,49 @@ static void reacher_obs(const reacher_env *e, double *obs) {
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void reacher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  reacher_env *e = env;
-  const gm_shared *g = &e->sh->g;
+  mk_env *e = env;
+  const mk_shared *g = e->k;
   const mjModel *m = g->m;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
+  mjData *d = e->d;
+  mk_reset_begin(e);
   /* reset_model */
   for (int i = 0; i < m->nq; i++) d->qpos[i] = mdv_pcg64_uniform(rng, -0.1, 0.1) + g->init_qpos[i];
   double goal[2];
   for (;;) {
     goal[0] = mdv_pcg64_uniform(rng, -0.2, 0.2);
     goal[1] = mdv_pcg64_uniform(rng, -0.2, 0.2);
-    if (mdv_np_norm(&e->g.sh->dot, goal, 2) < 0.2) break;
+    if (mdv_np_norm(&e->k->dot, goal, 2) < 0.2) break;
   }
   d->qpos[m->nq - 2] = goal[0];
   d->qpos[m->nq - 1] = goal[1];
   for (int i = 0; i < m->nv; i++) d->qvel[i] = g->init_qvel[i] + mdv_pcg64_uniform(rng, -0.005, 0.005);
   d->qvel[m->nv - 2] = 0.0;
   d->qvel[m->nv - 1] = 0.0;
-  gm_set_state_done(&e->g);
+  mk_set_state_done(e);
   reacher_obs(e, out->obs);
 }
 
 static void reacher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
                          const mdv_out *out) {
   (void)rng;
-  reacher_env *e = env;
+  mk_env *e = env;
   const reacher_shared *sh = e->sh;
 
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   reacher_obs(e, out->obs);
 
   /* _get_rew */
   double vec[3];
   reacher_vec(e, vec);
-  double reward_dist = -mdv_np_norm(&e->g.sh->dot, vec, 3) * sh->reward_dist_weight;
+  double reward_dist = -mdv_np_norm(&e->k->dot, vec, 3) * sh->reward_dist_weight;
   double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
                                    -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl;
   *out->terminated = 0;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
-  gm_info(out, REA_REWARD_DIST, reward_dist);
-  gm_info(out, REA_REWARD_CTRL, reward_ctrl);
+  mk_info(out, REA_REWARD_DIST, reward_dist);
+  mk_info(out, REA_REWARD_CTRL, reward_ctrl);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -173,19 +159,14 @@ const mdv_task mdv_task_reacher_v5 = {
   .summary = "Gymnasium's Reacher-v5 (reacher_v5.py), bit for bit, on its own reacher.xml",
   .options = reacher_options,
   .n_options = REA_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = reacher_create,
-  .destroy = gm_task_destroy,
-  .env_init = reacher_env_init,
-  .env_free = gm_task_env_free,
   .reset = reacher_reset,
   .step = reacher_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Reacher-v5",
   .reference = "Reacher-v5",
   .reward_threshold = "-3.75",
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

@@ -1,39 +1,33 @@
-/* The task catalogue: one line per task (its mdv_task lives in its own file beside this one). */
+/* The task catalogue. A task is one line of MDV_TASK_LIST: MDV_TASK(file, name) for the
+ * `const mdv_task mdv_task_<name>` defined in tasks/<file>.c. libmdvec/meson.build reads the file
+ * names from these lines, so this line is all a new task adds besides its file. Any order. */
 #include <string.h>
 
 #include "task.h"
 
-extern const mdv_task mdv_task_duck;
-extern const mdv_task mdv_task_hopper_v5;
-extern const mdv_task mdv_task_walker2d_v5;
-extern const mdv_task mdv_task_half_cheetah_v5;
-extern const mdv_task mdv_task_swimmer_v5;
-extern const mdv_task mdv_task_inverted_pendulum_v5;
-extern const mdv_task mdv_task_inverted_double_pendulum_v5;
-extern const mdv_task mdv_task_ant_v5;
-extern const mdv_task mdv_task_humanoid_v5;
-extern const mdv_task mdv_task_humanoid_standup_v5;
-extern const mdv_task mdv_task_reacher_v5;
-extern const mdv_task mdv_task_pusher_v5;
+#define MDV_TASK_LIST(MDV_TASK)                                                                      \
+  MDV_TASK(hopper, hopper_v5)                                                                        \
+  MDV_TASK(walker2d, walker2d_v5)                                                                    \
+  MDV_TASK(half_cheetah, half_cheetah_v5)                                                            \
+  MDV_TASK(swimmer, swimmer_v5)                                                                      \
+  MDV_TASK(inverted_pendulum, inverted_pendulum_v5)                                                  \
+  MDV_TASK(inverted_double_pendulum, inverted_double_pendulum_v5)                                    \
+  MDV_TASK(ant, ant_v5)                                                                              \
+  MDV_TASK(humanoid, humanoid_v5)                                                                    \
+  MDV_TASK(humanoid_standup, humanoid_standup_v5)                                                    \
+  MDV_TASK(reacher, reacher_v5)                                                                      \
+  MDV_TASK(pusher, pusher_v5)                                                                        \
+  MDV_TASK(cartpole_swingup, cartpole_swingup)                                                       \
+  MDV_TASK(duck, duck)  /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
 #define MDV_DEFAULT_TASK "duck"
 
-const mdv_task *const mdv_tasks[] = {
-  &mdv_task_hopper_v5,
-  &mdv_task_walker2d_v5,
-  &mdv_task_half_cheetah_v5,
-  &mdv_task_swimmer_v5,
-  &mdv_task_inverted_pendulum_v5,
-  &mdv_task_inverted_double_pendulum_v5,
-  &mdv_task_ant_v5,
-  &mdv_task_humanoid_v5,
-  &mdv_task_humanoid_standup_v5,
-  &mdv_task_reacher_v5,
-  &mdv_task_pusher_v5,
-  &mdv_task_duck,  /* last here, and still the default (task 0 of the catalogue): MDV_DEFAULT_TASK */
-  NULL,
-};
+#define MDV_TASK_EXTERN(file, name) extern const mdv_task mdv_task_##name;
+#define MDV_TASK_ENTRY(file, name) &mdv_task_##name,
+MDV_TASK_LIST(MDV_TASK_EXTERN)
+
+const mdv_task *const mdv_tasks[] = {MDV_TASK_LIST(MDV_TASK_ENTRY) NULL};
 
 const mdv_task *mdv_task_find(const char *name) {
   if (!name) name = MDV_DEFAULT_TASK;

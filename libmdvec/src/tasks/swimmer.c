@@ -1,6 +1,6 @@
 /* swimmer.c: Gymnasium's Swimmer-v5, bit for bit (gymnasium/envs/mujoco/swimmer_v5.py, SwimmerEnv).
  *
- * The model is Gymnasium's own swimmer.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own swimmer.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression below is the numpy / Python one of swimmer_v5.py, in its order and dtype:
  *   step:   xy_before = qpos[0:2]; do_simulation; xy_velocity = (qpos[0:2] - xy_before) / dt;
  *           forward_reward = forward_reward_weight * x_velocity;
@@ -32,11 +32,11 @@ enum {
 
 static const mdv_option_decl swimmer_options[SWM_N_OPTIONS] = {
   GM_OPTIONS("swimmer.xml", "4", "1000", "0.1"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [SWM_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of x_velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.0001", -HUGE_VAL, HUGE_VAL, NULL,
+  [SWM_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.0001", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [SWM_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "leave qpos[0:2] (x, y) out of the observation"},
 };
 
@@ -46,94 +46,82 @@ enum { SWM_X_POSITION, SWM_Y_POSITION, SWM_DISTANCE, SWM_X_VELOCITY, SWM_Y_VELOC
        SWM_REWARD_FORWARD, SWM_REWARD_CTRL, SWM_N_INFO };
 
 static const mdv_field swimmer_info[SWM_N_INFO] = {
-  {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
-  {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
-  {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
+  [SWM_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [SWM_Y_POSITION] = {"y_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [SWM_DISTANCE] = {"distance_from_origin", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
+  [SWM_X_VELOCITY] = {"x_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [SWM_Y_VELOCITY] = {"y_velocity", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [SWM_REWARD_FORWARD] = {"reward_forward", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+  [SWM_REWARD_CTRL] = {"reward_ctrl", MDVEC_DTYPE_ACTION, MDVEC_INFO_STEP},
 };
 
-/*---------------------------------- Shared part and env -------------------------------------------*/
+/*---------------------------------- Shared part and setup -----------------------------------------*/
 
 typedef struct swimmer_shared_ {
-  gm_shared g;
+  mk_shared g;
   double forward_reward_weight, ctrl_cost_weight;
   int exclude;  /* exclude_current_positions_from_observation: qpos[0:2] left out */
 } swimmer_shared;
 
-typedef struct swimmer_env_ {
-  gm_env g;
-  const swimmer_shared *sh;
-} swimmer_env;
-
-static int swimmer_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  swimmer_shared *sh = gm_new_shared(sizeof *sh, dot, "Swimmer-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int swimmer_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  swimmer_shared *sh = shared;
   if (sh->g.m->nq < 2) {  /* step unpacks qpos[0:2] */
     snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)",
              sh->g.path, (int)sh->g.m->nq);
-    gm_task_destroy(sh);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[SWM_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[SWM_CTRL_COST_WEIGHT].d[0];
   sh->exclude = opts[SWM_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
 
-  gm_fill_spec(&sh->g, spec);
   spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv) - 2 * sh->exclude;
   spec->n_info = SWM_N_INFO;
   spec->info = swimmer_info;
-  spec->env_size = sizeof(swimmer_env);
-  *shared = sh;
   return MDVEC_OK;
 }
 
-static int swimmer_env_init(void *env, const void *shared, char *err, size_t n) {
-  swimmer_env *e = env;
-  e->sh = shared;
-  return gm_env_init(&e->g, &e->sh->g, err, n);
-}
+static const mk_def swimmer_def = {
+  .task = "Swimmer-v5", GM_DEF, .shared_size = sizeof(swimmer_shared), .setup = swimmer_setup,
+};
+MK_CREATE(swimmer_create, &swimmer_def)
 
 /*---------------------------------- Observation, distance -----------------------------------------*/
 
 /* _get_obs: concatenate((qpos[2:] or qpos), qvel). */
-static void swimmer_obs(const swimmer_env *e, double *obs) {
-  const mjModel *m = e->sh->g.m;
-  const mjData *d = e->g.d;
+static void swimmer_obs(const mk_env *e, double *obs) {
+  const swimmer_shared *sh = e->sh;
+  const mjModel *m = e->k->m;
+  const mjData *d = e->d;
   int k = 0;
-  for (int i = 2 * e->sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
+  for (int i = 2 * sh->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
   for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
 }
 
 /*---------------------------------- Reset and step ------------------------------------------------*/
 
 static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
-  swimmer_env *e = env;
-  const gm_shared *g = &e->sh->g;
-  mjData *d = e->g.d;
-  gm_reset_begin(&e->g);
-  gm_add_uniform_noise(&e->g, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
-  gm_add_uniform_noise(&e->g, d->qvel, g->init_qvel, g->m->nv, rng);
-  gm_set_state_done(&e->g);
+  mk_env *e = env;
+  const mk_shared *g = e->k;
+  mjData *d = e->d;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
+  mk_set_state_done(e);
   swimmer_obs(e, out->obs);
-  gm_info(out, SWM_X_POSITION, d->qpos[0]);  /* _get_reset_info */
-  gm_info(out, SWM_Y_POSITION, d->qpos[1]);
-  gm_info(out, SWM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2));
+  mk_info(out, SWM_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  mk_info(out, SWM_Y_POSITION, d->qpos[1]);
+  mk_info(out, SWM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2));
 }
 
 static void swimmer_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
                          const mdv_out *out) {
   (void)rng;
-  swimmer_env *e = env;
+  mk_env *e = env;
   const swimmer_shared *sh = e->sh;
-  mjData *d = e->g.d;
+  mjData *d = e->d;
 
   double x_before = d->qpos[0], y_before = d->qpos[1];
-  gm_do_simulation(&e->g, action);
+  mk_do_simulation(e, action);
   double x_after = d->qpos[0], y_after = d->qpos[1];
   double x_velocity = (x_after - x_before) / sh->g.dt;
   double y_velocity = (y_after - y_before) / sh->g.dt;
@@ -147,15 +135,15 @@ static void swimmer_step(void *env, const double *action, int action_dtype, mdv_
   *out->reward = forward_reward - ctrl_cost;
 
   *out->terminated = 0;
-  *out->truncated = (uint8_t)gm_time_limit(&e->g);
+  *out->truncated = (uint8_t)mk_time_limit(e);
 
-  gm_info(out, SWM_X_POSITION, x_after);
-  gm_info(out, SWM_Y_POSITION, y_after);
-  gm_info(out, SWM_DISTANCE, mdv_np_norm(&e->g.sh->dot, d->qpos, 2)  /* qpos[0:2] is (x_after, y_after) */);
-  gm_info(out, SWM_X_VELOCITY, x_velocity);
-  gm_info(out, SWM_Y_VELOCITY, y_velocity);
-  gm_info(out, SWM_REWARD_FORWARD, forward_reward);
-  gm_info(out, SWM_REWARD_CTRL, -ctrl_cost);
+  mk_info(out, SWM_X_POSITION, x_after);
+  mk_info(out, SWM_Y_POSITION, y_after);
+  mk_info(out, SWM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2)  /* qpos[0:2] is (x_after, y_after) */);
+  mk_info(out, SWM_X_VELOCITY, x_velocity);
+  mk_info(out, SWM_Y_VELOCITY, y_velocity);
+  mk_info(out, SWM_REWARD_FORWARD, forward_reward);
+  mk_info(out, SWM_REWARD_CTRL, -ctrl_cost);
 }
 
 /*---------------------------------- The task ------------------------------------------------------*/
@@ -166,19 +154,14 @@ const mdv_task mdv_task_swimmer_v5 = {
   .summary = "Gymnasium's Swimmer-v5 (swimmer_v5.py), bit for bit, on its own swimmer.xml",
   .options = swimmer_options,
   .n_options = SWM_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = swimmer_create,
-  .destroy = gm_task_destroy,
-  .env_init = swimmer_env_init,
-  .env_free = gm_task_env_free,
   .reset = swimmer_reset,
   .step = swimmer_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Swimmer-v5",
   .reference = "Swimmer-v5",
   .reward_threshold = "360.0",
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

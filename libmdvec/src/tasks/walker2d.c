@@ -1,6 +1,6 @@
 /* walker2d.c: Gymnasium's Walker2d-v5, bit for bit (gymnasium/envs/mujoco/walker2d_v5.py, Walker2dEnv).
  *
- * The model is Gymnasium's own walker2d_v5.xml (or any xml_file), loaded at run time (gym_mujoco.c).
+ * The model is Gymnasium's own walker2d_v5.xml (or any xml_file), loaded at run time (the task kit, mjkit.c).
  * Every expression of the task (gm_walker_reset and gm_walker_step, gym_mujoco.c) is the numpy / Python
  * one of walker2d_v5.py, in its order and dtype:
  *   step:   x_before = qpos[0]; do_simulation; x_velocity = (qpos[0] - x_before) / dt;
@@ -38,30 +38,27 @@ enum {
 
 static const mdv_option_decl walker2d_options[W2D_N_OPTIONS] = {
   GM_OPTIONS("walker2d_v5.xml", "4", "1000", "0.005"),
-  {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [W2D_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of x_velocity in the reward (reward_forward)"},
-  {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
+  [W2D_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
    "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [W2D_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "reward of each step that ends healthy (reward_survive)"},
-  {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [W2D_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "terminate when the walker is unhealthy"},
-  {"healthy_z_range", MDVEC_OPT_RANGE, "0.8,2.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [W2D_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.8,2.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[1] (torso height) < hi"},
-  {"healthy_angle_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
+  [W2D_HEALTHY_ANGLE_RANGE] = {"healthy_angle_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
    "healthy when lo < qpos[2] (torso angle, rad) < hi"},
-  {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
+  [W2D_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
    "leave qpos[0] (x) out of the observation"},
 };
 
-/*---------------------------------- Create ------------------------------------------------------*/
+/*---------------------------------- Setup -------------------------------------------------------*/
 
 /* Reset, step, observation and info are gm_walker's (gym_mujoco.c): the expressions above. */
-static int walker2d_create(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  *shared = NULL;
-  int rc;
-  gm_walker *sh = gm_new_shared(sizeof *sh, dot, "Walker2d-v5", opts, err, n, &rc);
-  if (!sh) return rc;
+static int walker2d_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
+  gm_walker *sh = shared;
   sh->forward_reward_weight = opts[W2D_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[W2D_CTRL_COST_WEIGHT].d[0];
   sh->healthy_reward = opts[W2D_HEALTHY_REWARD].d[0];
@@ -71,8 +68,13 @@ static int walker2d_create(void **shared, const mdv_value *opts, const mdv_dot *
   sh->angle_lo = opts[W2D_HEALTHY_ANGLE_RANGE].d[0];
   sh->angle_hi = opts[W2D_HEALTHY_ANGLE_RANGE].d[1];
   sh->exclude = opts[W2D_EXCLUDE_CURRENT_POSITIONS].i[0] != 0;
-  return gm_walker_finish(sh, shared, spec, err, n);
+  return gm_walker_setup(sh, spec, err, n);
 }
+
+static const mk_def walker2d_def = {
+  .task = "Walker2d-v5", GM_DEF, .shared_size = sizeof(gm_walker), .setup = walker2d_setup,
+};
+MK_CREATE(walker2d_create, &walker2d_def)
 
 /*---------------------------------- The task ------------------------------------------------------*/
 
@@ -81,19 +83,14 @@ const mdv_task mdv_task_walker2d_v5 = {
   .summary = "Gymnasium's Walker2d-v5 (walker2d_v5.py), bit for bit, on its own walker2d_v5.xml",
   .options = walker2d_options,
   .n_options = W2D_N_OPTIONS,
-  .constants = NULL,
-  .n_constants = 0,
   .create = walker2d_create,
-  .destroy = gm_task_destroy,
-  .env_init = gm_walker_env_init,
-  .env_free = gm_task_env_free,
   .reset = gm_walker_reset,
   .step = gm_walker_step,
-  .physics = gm_task_physics,
   .gym_id = "mdvec/Walker2d-v5",
   .reference = "Walker2d-v5",
   .reward_threshold = NULL,
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  MK_TASK_DEFAULTS,
 };

@@ -30,8 +30,12 @@ from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
+# mdvec's own tasks: the catalogue's others that declare a Python reference ("module:attr"), compared with it
+# like the v5 tasks with Gymnasium's (v5_cases).
+OWN_TASKS: tuple[str, ...] = tuple(t for t in task_names()
+                                   if t != DUCK and t not in GYM_TASKS and task_meta(t, "id") and task_meta(t, "reference"))
 # Every task the contract knows, in report order: --task takes these names.
-TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS)
+TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS, *OWN_TASKS)
 
 # The real Open Duck Mini v2 (test data beside a checkout, never shipped); $MDVEC_REAL_DUCK overrides.
 REAL_DUCK = Path(os.environ.get("MDVEC_REAL_DUCK",
@@ -730,7 +734,8 @@ V5_ACTION_SCALE = 1.5  # actions span 1.5 times the Box (beyond the bounds: epis
 
 
 def v5_cases(task: str, quick: bool = False) -> list[Case]:
-    """The make_vec cases of one v5 task (a key of GYM_TASKS): NEXT_STEP and SAME_STEP."""
+    """The make_vec cases of one v5 task (a key of GYM_TASKS) or of an own task (OWN_TASKS): NEXT_STEP
+    and SAME_STEP."""
     n = 3 if quick else 4
     ep = 1 if quick else 2  # runs of vector_script (each reseeded differently)
     return [Case(f"{task} make_vec {mode}", {"max_episode_steps": V5_MAX_STEPS}, ep,
@@ -772,12 +777,16 @@ def _v5_vector(case: Case, result: Result) -> None:
 
     import mdvec.adapters.gym  # noqa: F401 - registers the mdvec/ ids
 
-    entry = GYM_TASKS[case.task]
     mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
             "disabled": AutoresetMode.DISABLED}[case.autoreset]
-    ref = gymnasium.make_vec(entry.gym_id, num_envs=case.num_envs, vectorization_mode="sync",
-                             vector_kwargs={"autoreset_mode": mode}, **case.cfg)
-    got = gymnasium.make_vec(entry.env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
+    if case.task in GYM_TASKS:  # Gymnasium's own env, or mdvec's Python reference of the task
+        ref_id, ref_kwargs, env_id = GYM_TASKS[case.task].gym_id, {}, GYM_TASKS[case.task].env_id
+    else:
+        env_id = task_meta(case.task, "id")
+        ref_id, ref_kwargs = env_id, {"backend": "reference"}
+    ref = gymnasium.make_vec(ref_id, num_envs=case.num_envs, vectorization_mode="sync",
+                             vector_kwargs={"autoreset_mode": mode}, **ref_kwargs, **case.cfg)
+    got = gymnasium.make_vec(env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
                              threads=case.threads, autoreset_mode=mode, **case.cfg)
     try:
         for what, a, b in (("single_observation_space", ref.single_observation_space, got.single_observation_space),

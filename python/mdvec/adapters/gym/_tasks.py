@@ -17,7 +17,7 @@ from typing import Any, Callable
 import gymnasium
 
 from ...vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
-from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
+from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, PlainReferenceCore
 from .vector import MdvecVectorEnv
 
 TASKS: dict[str, TaskEntry] = {}
@@ -93,13 +93,18 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
 
 
 def entry_point_reference(target: str) -> Callable[..., Any]:
-    """The reference factory of an entry point "module:attr" (a task's "reference" metadata): it makes
-    ``attr(seed=seed, **options)``, a gymnasium.Env used as is or an env with the interface of
-    ``mdvec.reference.DuckEnv``, wrapped in a ``DuckReferenceCore``."""
+    """The reference factory of an entry point "module:attr" (a task's "reference" metadata). An attr with
+    ``gymnasium_api = True`` (e.g. ``mdvec.reference.CartPoleSwingup``) is made as ``attr(**options)`` and
+    wrapped in a ``PlainReferenceCore``; any other is made as ``attr(seed=seed, **options)``: a
+    gymnasium.Env used as is, or an env with the interface of ``mdvec.reference.DuckEnv``, wrapped in a
+    ``DuckReferenceCore``."""
     module, _, attr = target.partition(":")
 
     def make(seed: int, **options: Any) -> Any:
-        env = getattr(importlib.import_module(module), attr)(seed=seed, **options)
+        factory = getattr(importlib.import_module(module), attr)
+        if getattr(factory, "gymnasium_api", False):  # reset/step as Gymnasium's, seeded at its first reset
+            return PlainReferenceCore(factory(**options), seed)
+        env = factory(seed=seed, **options)
         return env if isinstance(env, gymnasium.Env) else DuckReferenceCore(env)
 
     make.__qualname__ = make.__name__ = f"reference[{target}]"

@@ -130,6 +130,32 @@ class DuckReferenceCore:
         pass
 
 
+class PlainReferenceCore:
+    """A reference with Gymnasium's reset/step API, ``obs_dim``, ``act_low``/``act_high`` and
+    ``model``/``data``, without being a gymnasium.Env (e.g. ``mdvec.reference.CartPoleSwingup``); seeded
+    from the constructor seed until reseeded."""
+
+    def __init__(self, env: Any, seed: int) -> None:
+        self.env, self._seed = env, seed
+        self.observation_space = obs_box(env.obs_dim, np.float64)
+        self.action_space = action_box(env.act_low, env.act_high)
+
+    def reset(self, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is None and self._seed is not None:
+            seed = self._seed  # the first reset without a seed uses the constructor's
+        self._seed = None
+        return self.env.reset(seed=seed)
+
+    def step(self, action: np.ndarray) -> tuple[Any, ...]:
+        return self.env.step(action)
+
+    def physics(self) -> tuple[Any, Any]:
+        return self.env.model, self.env.data
+
+    def close(self) -> None:
+        pass
+
+
 class GymReferenceCore:
     """Any gymnasium.Env as a reference core, seeded from the constructor seed until reseeded."""
 
