@@ -91,7 +91,7 @@ def test_a_c_program_built_with_the_flags_runs_without_ld_library_path(site: Pat
     r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "8 envs x 2 threads, 8 episodes" in r.stdout
-    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, check=True).stdout
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, check=True, env=env).stdout
     assert f"libmdvec.so.1 => {site}/mdvec/libmdvec.so.1" in ldd
 
 
