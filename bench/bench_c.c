@@ -9,9 +9,10 @@
  *              with the same drift checks applied to the windows themselves.
  *   bare       the sweep's shape, but each env step is only the task's ctrl from the same actions,
  *              shoves drawn like the task's, and `substeps x mj_step` on the env's own mjModel/mjData copy (home keyframe reset
- *              every episode_len steps), on the bench's own crew of T threads (the pool's scheme:
- *              spin, then block), a contiguous block of envs per thread as mdvec assigns them, one
- *              crew run per vector step: the physics ceiling for the task. Public API only.
+ *              every episode_len steps), on the bench's own crew of T threads (bench/crew.c: built
+ *              like mdvec's pool, spin, then block), a contiguous block of envs per thread as mdvec
+ *              assigns them (crew_share; env i always on the same thread), one crew run per vector
+ *              step: the physics ceiling for the task. Public API only.
  *   compare    per thread count, one mdvec and one bare engine (same N, same actions, each its own
  *              action cursor) and --windows pairs of windows alternating mdvec, bare, mdvec, ... so
  *              drift biases both alike: per row each one's median, the medians of the per-pair
@@ -29,10 +30,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +43,8 @@
 #include <mujoco/mujoco.h>
 
 #include <mdvec.h>
+
+#include "crew.h"
 
 /*---------------------------------- Build-time facts ----------------------------------------------*/
 
@@ -372,20 +373,13 @@ static bare_envs *bare_create(const char *path, int n, const mdvec_config_t *cfg
   return b;
 }
 
-/* The share [*lo, *hi) of n envs that thread `thread` of `threads` steps: contiguous blocks whose sizes
- * differ by at most one, the very split of mdvec's pool (floor(n * thread / threads) onwards). */
-static void bare_share(int n, int thread, int threads, int *lo, int *hi) {
-  *lo = (int)((long long)n * thread / threads);
-  *hi = (int)((long long)n * (thread + 1) / threads);
-}
-
 /* One thread's share of one bare vector step: the task's ctrl from the action, its shoves,
- * substeps x mj_step, a home reset when the episode ends. Each thread runs a contiguous block of
- * envs, as mdvec does. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
+ * substeps x mj_step, a home reset when the episode ends (a crew_job). Each thread runs a contiguous
+ * block of envs, as mdvec does. What it leaves out (observation, reward, the exact draws) is the task's own cost. */
 static void bare_step_job(void *ctx, int thread, int threads) {
   bare_envs *b = ctx;
   int lo, hi;
-  bare_share(b->n, thread, threads, &lo, &hi);
+  crew_share(b->n, thread, threads, &lo, &hi);
   for (int i = lo; i < hi; i++) {
     const double *a = b->actions + (size_t)i * b->nu;
     for (int k = 0; k < b->nu; k++) {
@@ -401,181 +395,6 @@ static void bare_step_job(void *ctx, int thread, int threads) {
     for (int k = 0; k < b->substeps; k++) mj_step(b->m[i], b->d[i]);
     if (++b->t[i] >= b->episode_len) bare_reset(b, i);
   }
-}
-
-/*---------------------------------- The bare engine's threads -------------------------------------*/
-/* A crew of T threads (the caller is thread 0) that runs bare_step_job once per thread per vector step,
- * with mdvec's pool's scheme, so that the ceiling is not lowered by the stepping itself: a run on an awake
- * crew takes no lock (a generation counter publishes it, a pending counter completes it); a waiter
- * spins, pausing for CREW_PAUSE_NS and then yielding the CPU until CREW_SPIN_NS (only yielding when
- * the threads outnumber the CPUs), then blocks on a condition variable (seq_cst flags on both sides, so
- * no wake-up is lost). */
-
-#define CREW_SPIN_NS 50000LL  /* spin this long before blocking, as mdvec's pool */
-#define CREW_PAUSE_NS 4000LL  /* of which the first part only pauses (no yield) */
-
-typedef struct crew_ crew;
-
-typedef struct crew_member_ {      /* one started thread */
-  crew *crew;                      /* its crew */
-  int index;                       /* 1..T-1 */
-  pthread_t thread;                /* its pthread */
-} crew_member;
-
-struct crew_ {
-  int threads;                     /* T, the caller included */
-  long long pause_ns;              /* CREW_PAUSE_NS, or 0 when the threads outnumber the CPUs */
-  bare_envs *bare;                 /* what every run steps */
-  crew_member *members;            /* (T - 1) started threads */
-  _Alignas(64) atomic_uint generation;  /* runs published (the caller writes) */
-  atomic_int stop;                 /* 1: members exit at the next generation */
-  atomic_int caller_sleeping;      /* 1: the caller is (about to be) blocked on done */
-  _Alignas(64) atomic_int pending; /* members that have not finished this run (the members write) */
-  _Alignas(64) atomic_int sleeping;  /* members (about to be) blocked on work */
-  pthread_mutex_t mutex;           /* guards work and done */
-  pthread_cond_t work, done;       /* members wait for a generation, the caller for pending == 0 */
-};
-
-/* Hint the CPU that this is a spin-wait. */
-static inline void cpu_relax(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  __builtin_ia32_pause();
-#elif defined(__GNUC__) && defined(__aarch64__)
-  __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
-/* Return the monotonic clock in nanoseconds. */
-static long long crew_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-typedef struct crew_spin_ {        /* one spin-wait */
-  long long t0;                    /* when it started (ns); 0 before the first step */
-  int k;                           /* steps taken */
-  int yield;                       /* 1 once past the pause phase */
-} crew_spin;
-
-/* Take one step of a spin-wait (a pause, or a yield of the CPU); return 0 once the spin is spent. The
- * clock is read every 64 pauses and at every yield. */
-static int crew_spin_step(const crew *c, crew_spin *s) {
-  if (s->yield || s->k++ % 64 == 0) {
-    long long t = crew_now_ns();
-    if (s->t0 == 0) s->t0 = t;
-    else if (t - s->t0 >= CREW_SPIN_NS) return 0;
-    s->yield = t - s->t0 >= c->pause_ns;
-  }
-  if (s->yield) sched_yield(); else cpu_relax();
-  return 1;
-}
-
-/* Body of threads 1..T-1: one bare_step_job share per generation until stop. */
-static void *crew_member_main(void *arg) {
-  crew_member *m = arg;
-  crew *c = m->crew;
-  unsigned seen = 0;
-  for (;;) {
-    crew_spin spin = {0, 0, 0};
-    unsigned g;
-    while ((g = atomic_load(&c->generation)) == seen && crew_spin_step(c, &spin)) {}
-    if (g == seen) {
-      pthread_mutex_lock(&c->mutex);
-      atomic_fetch_add(&c->sleeping, 1);
-      while ((g = atomic_load(&c->generation)) == seen) pthread_cond_wait(&c->work, &c->mutex);
-      atomic_fetch_sub(&c->sleeping, 1);
-      pthread_mutex_unlock(&c->mutex);
-    }
-    seen = g;
-    if (atomic_load(&c->stop)) return NULL;
-    bare_step_job(c->bare, m->index, c->threads);
-    if (atomic_fetch_sub(&c->pending, 1) == 1 && atomic_load(&c->caller_sleeping)) {
-      pthread_mutex_lock(&c->mutex);
-      pthread_cond_signal(&c->done);
-      pthread_mutex_unlock(&c->mutex);
-    }
-  }
-}
-
-/* Run one bare vector step on every thread, the caller as thread 0; return when all have finished. */
-static void crew_run(crew *c) {
-  if (c->threads == 1) {
-    bare_step_job(c->bare, 0, 1);
-    return;
-  }
-  atomic_store(&c->pending, c->threads - 1);
-  atomic_fetch_add(&c->generation, 1);
-  if (atomic_load(&c->sleeping) > 0) {
-    pthread_mutex_lock(&c->mutex);
-    pthread_cond_broadcast(&c->work);
-    pthread_mutex_unlock(&c->mutex);
-  }
-  bare_step_job(c->bare, 0, c->threads);
-  crew_spin spin = {0, 0, 0};
-  while (atomic_load(&c->pending) != 0 && crew_spin_step(c, &spin)) {}
-  if (atomic_load(&c->pending) != 0) {
-    pthread_mutex_lock(&c->mutex);
-    atomic_store(&c->caller_sleeping, 1);
-    while (atomic_load(&c->pending) != 0) pthread_cond_wait(&c->done, &c->mutex);
-    atomic_store(&c->caller_sleeping, 0);
-    pthread_mutex_unlock(&c->mutex);
-  }
-}
-
-/* Stop and join the first `started` members and free the crew; NULL is a no-op. */
-static void crew_free(crew *c, int started) {
-  if (!c) return;
-  atomic_store(&c->stop, 1);
-  atomic_fetch_add(&c->generation, 1);
-  pthread_mutex_lock(&c->mutex);
-  pthread_cond_broadcast(&c->work);
-  pthread_mutex_unlock(&c->mutex);
-  for (int i = 0; i < started; i++) pthread_join(c->members[i].thread, NULL);
-  pthread_cond_destroy(&c->done);
-  pthread_cond_destroy(&c->work);
-  pthread_mutex_destroy(&c->mutex);
-  free(c->members);
-  free(c);
-}
-
-/* Stop the crew's threads and free it; NULL is a no-op. */
-static void crew_destroy(crew *c) {
-  if (c) crew_free(c, c->threads - 1);
-}
-
-/* Start a crew of T threads stepping bare; NULL with err filled on failure. */
-static crew *crew_create(int threads, bare_envs *bare, char *err, size_t size) {
-  crew *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
-  if (!c || threads < 1) {
-    snprintf(err, size, "bare: cannot make a crew of %d threads", threads);
-    free(c);
-    return NULL;
-  }
-  memset(c, 0, sizeof *c);
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  c->threads = threads;
-  c->pause_ns = ncpu > 0 && threads > ncpu ? 0 : CREW_PAUSE_NS;
-  c->bare = bare;
-  pthread_mutex_init(&c->mutex, NULL);
-  pthread_cond_init(&c->work, NULL);
-  pthread_cond_init(&c->done, NULL);
-  c->members = calloc((size_t)threads, sizeof *c->members);
-  if (!c->members) {
-    snprintf(err, size, "bare: out of memory");
-    crew_free(c, 0);
-    return NULL;
-  }
-  for (int i = 1; i < threads; i++) {
-    c->members[i - 1] = (crew_member){c, i, 0};
-    int rc = pthread_create(&c->members[i - 1].thread, NULL, crew_member_main, &c->members[i - 1]);
-    if (rc) {
-      snprintf(err, size, "bare: cannot start thread %d of %d: %s", i, threads - 1, strerror(rc));
-      crew_free(c, i - 1);
-      return NULL;
-    }
-  }
-  return c;
 }
 
 /*---------------------------------- Engines -------------------------------------------------------*/
@@ -619,7 +438,7 @@ static int engine_run(engine *e, int steps) {
   size_t batch = (size_t)e->envs * (size_t)e->nu;
   for (int s = 0; s < steps && e->bare; s++) {
     e->bare->actions = e->actions + batch * (size_t)(e->cursor++ % BENCH_ACTION_BATCHES);
-    crew_run(e->crew);
+    crew_run(e->crew, bare_step_job, e->bare);
   }
   for (int s = 0; s < steps && !e->bare; s++) {
     int code = mdvec_step(e->env, e->actions + batch * (size_t)(e->cursor++ % BENCH_ACTION_BATCHES));
@@ -1210,7 +1029,7 @@ static int engine_open(engine *e, const bench_opts *o, const shared *sh, int thr
   if (bare) {
     *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare, .actions = sh->actions,
                   .nu = sh->bare->nu};
-    if (!(e->crew = crew_create(threads, sh->bare, err, size))) return -1;
+    if (!(e->crew = crew_create(threads, err, size))) return -1;
   } else {
     int code = engine_mdvec(e, o, threads, sh->actions, err, size);
     if (code != MDVEC_OK) return code;

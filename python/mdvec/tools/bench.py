@@ -13,8 +13,8 @@ per window, outside the timing):
   bare batch    the same Batch doing only the physics: the task's ctrl from the same actions, shoves
                 drawn like the task's, ``substeps`` steps: the ceiling for Python-side stacks
   bare C        ``mdvec_bench --mode bare`` (``--c-bench``, ``$MDVEC_BENCH`` or a source checkout's
-                ``build*/bench/mdvec_bench``): the same physics per env on mdvec's own
-                pool of W threads, no observation or reward: the physics ceiling (skipped when the
+                ``build*/bench/mdvec_bench``): the same physics per env on the bench's own
+                crew of W threads (bench/crew.c), no observation or reward: the physics ceiling (skipped when the
                 binary is not built)
 
 Windows alternate A B C D E F A B C ... so that drift of the machine biases every backend alike.
