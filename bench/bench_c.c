@@ -61,7 +61,7 @@
 /*---------------------------------- Limits and thresholds -----------------------------------------*/
 
 #define BENCH_MAX_ROWS 32          /* thread counts in one sweep */
-#define BENCH_MAX_THREADS 1024     /* threads of one engine */
+#define BENCH_MAX_THREADS CREW_MAX_THREADS /* threads of one engine (the crew's bound) */
 #define BENCH_MAX_WINDOWS 10000    /* windows per row */
 #define BENCH_MAX_WARNINGS 32      /* entries of the warnings list */
 #define BENCH_WARNING_LEN 256      /* characters per warning */
