@@ -2,8 +2,14 @@
 
 ``python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif``
 ``python -m mdvec render --policy hold-pose --out hold.gif --seed 3 --episodes 2``
+``python -m mdvec render --policy runs/cartpole1/policy.zip --out cartpole.gif``
 
-The episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
+On a task other than the duck (``--env``, default: the one the policy was trained on) the episodes run
+on one C env and each frame draws its state on its model: the MJCF file it loaded (a Gymnasium task's
+``xml_file``), or, for a model built into the library as an MJCF string (``cartpole_swingup``), its
+Python reference's model, the same MJCF; the caption shows the task, policy, episode, time and return.
+
+On the duck the episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
 drawn by ``mujoco.Renderer`` from its MuJoCo state (``get_state``, mjSTATE_FULLPHYSICS), with a camera
 tracking the trunk. The Python reference env (``mdvec.reference.DuckEnv``) steps alongside with the
 same actions: it tells where the shoves land, and its observations are checked equal to the C env's
@@ -86,16 +92,16 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
                          options: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
-    the episode, the time and the return so far. ``policy`` None: all-zero actions."""
-    import mujoco
+    the episode, the time and the return so far. ``policy`` None: all-zero actions. The state is drawn on
+    the model ``load_model`` gives: the MJCF file the env loaded, else (a model built into the library as
+    a string) its Python reference's model."""
     from PIL import Image, ImageDraw
 
-    from ..adapters._shared import FrameRenderer
+    from ..adapters._shared import FrameRenderer, load_model
     from ..vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
-            model = mujoco.MjModel.from_xml_path(str(venv.model_path))  # drawn on, and its timestep
+        model = load_model(venv)  # drawn on (its MJCF file, or its reference's model), and its timestep
         frames_of = FrameRenderer(model, width, height)
         b = venv.buffers()
         if policy is None:
