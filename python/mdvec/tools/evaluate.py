@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)")
     p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="duck task option (default: the policy's training options)")
+                   help="task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
     p.add_argument("--out", default=None,
                    help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "

@@ -101,25 +101,24 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
     from ..vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        model = load_model(venv)  # drawn on (its MJCF file, or its reference's model), and its timestep
+        model = load_model(venv)  # drawn on: its MJCF file, or its reference's model
         frames_of = FrameRenderer(model, width, height)
         b = venv.buffers()
         if policy is None:
             zeros = np.zeros((1, venv.nu), dtype=np.float32)
             policy = lambda obs: zeros  # noqa: E731
-        dt = model.opt.timestep
-        skip = int(venv.spec.options.get("frame_skip") or 1)
-        stride = max(1, round(1.0 / (fps * dt * skip)))
+        dt = venv.spec.dt  # seconds of simulated time per env step (the task's frame skip included)
+        stride = max(1, round(1.0 / (fps * dt)))
         font = _font(max(10, height // 22))
         frames: list[Any] = []
-        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt * skip), "source": "mdvec"}
+        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt), "source": "mdvec"}
         for ep in range(episodes):
             venv.reset_envs(seeds=[seed] if ep == 0 else None)
             ret, t, done, terminated = 0.0, 0, False, False
             while not done:
                 if t % stride == 0:
                     img = Image.fromarray(frames_of.render_states(venv, [0])[0])
-                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt * skip:.2f} s  "
+                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  "
                                                      f"return {ret:.1f}", fill=(255, 255, 255), font=font)
                     frames.append(img)
                 venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
@@ -325,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fps", type=int, default=25, help="frames per second of sim time, played in real time "
                    "(default %(default)s: every 2nd 50 Hz control step)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="duck task option (default: the policy's training options)")
+                   help="task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
     p.add_argument("--source", choices=("auto", "mdvec", "reference"), default="auto",
                    help="whose state to draw: the C env (checked against the reference) or the reference "
