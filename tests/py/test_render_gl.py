@@ -170,3 +170,38 @@ def test_render_a_gymnasium_task_with_the_zero_action_baseline(tmp_path: Path, c
 
     with Image.open(gif) as im:
         assert im.size == (48, 32) and im.n_frames >= 2
+
+
+def test_a_string_model_task_renders_on_its_reference_model(tmp_path: Path) -> None:
+    """cartpole_swingup's model is an MJCF string inside libmdvec (no file): mdvec.gym's C backend draws its
+    state on the reference's model (before: ValueError, "runs a built-in model with no file"), and the frames
+    follow the state (the cart driven to one side moves in the picture)."""
+    pytest.importorskip("gymnasium", reason="gymnasium is not installed")
+    code = """
+        import gymnasium, numpy as np, mdvec, mdvec.gym
+        from mdvec.adapters._shared import load_model
+        from mdvec.reference.cartpole_swingup import CartPoleSwingup
+        with mdvec.VecEnv(1, task="cartpole_swingup") as venv:
+            model = load_model(venv)
+            print("SIZES", (model.nq, model.nv, model.nu) == (venv.spec.nq, venv.spec.nv, venv.nu),
+                  model.opt.timestep == CartPoleSwingup().model.opt.timestep)
+        env = gymnasium.make("mdvec/cartpole_swingup", render_mode="rgb_array", width=64, height=48)
+        env.reset(seed=0)
+        try:
+            first = env.render()
+        except RuntimeError as exc:
+            print("NOGL", exc)
+            raise SystemExit
+        for _ in range(20):
+            env.step(np.ones(1, np.float32))
+        last = env.render()
+        print("FRAMES", first.shape, first.max() > 0, not np.array_equal(first, last))
+        env.close()
+    """
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=300, check=False)
+    assert "SIZES True True" in out.stdout, out.stdout + out.stderr[-2000:]
+    if "NOGL" in out.stdout:
+        pytest.skip(f"no OpenGL context for rendering here: {out.stdout.strip()[:300]}")
+    assert "FRAMES (48, 64, 3) True True" in out.stdout, out.stdout + out.stderr[-2000:]

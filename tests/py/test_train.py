@@ -153,8 +153,9 @@ def _need_hopper() -> None:
         pytest.skip(f"gymnasium's Hopper-v5 not usable here: {type(exc).__name__}: {exc}")
 
 
-def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list, str, list, dict]:
-    """Train HOPPER on one backend; count the episodes that terminated and were truncated."""
+def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  config: dict | None = None) -> tuple[list, str, list, dict]:
+    """Train ``config`` (HOPPER) on one backend; count the episodes that terminated and were truncated."""
     from mdvec.tools import train as train_mod
 
     counts = {"terminated": 0, "truncated": 0}
@@ -181,7 +182,7 @@ def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     def record(buf: object) -> None:
         buffers.append({name: np.array(getattr(buf, name)) for name in train_mod.ROLLOUT_FIELDS})
 
-    cfg = TrainConfig(backend=backend, out=str(tmp_path / backend), **HOPPER)
+    cfg = TrainConfig(backend=backend, out=str(tmp_path / backend), **(config or HOPPER))
     result = train_mod.train(cfg, quiet=True, files=False, on_rollout=record)
     return buffers, result.params_sha256, result.rows, counts
 
@@ -252,6 +253,109 @@ def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.
 
     with Image.open(gif) as im:
         assert im.size == (64, 48) and im.n_frames >= 2
+
+
+# ------------------------------------------------------------------ a task of the task kit: cartpole_swingup
+# 2 envs x 64 steps per update, 3 updates; a 0.1 m rail and episodes of at most 25 steps: with seed 11 the
+# rollouts hold both terminations (the cart leaves the rail) and truncations
+CARTPOLE = dict(env="cartpole_swingup", envs=2, n_steps=64, batch_size=64, n_epochs=2, steps=384, seed=11,
+                net=(32, 32), task={"max_episode_steps": 25, "cart_limit": 0.1})
+
+
+def _need_cartpole() -> None:
+    _need_mdvec_sb3()
+    import mdvec
+
+    if "cartpole_swingup" not in mdvec.task_names():
+        pytest.skip("the cartpole_swingup task is not in this libmdvec")
+
+
+def test_cartpole_names_and_options() -> None:
+    """Every catalogue task is an --env, by name or declared id; its options are the library's."""
+    _need_cartpole()
+    import mdvec
+
+    assert resolve_env("cartpole_swingup") == resolve_env("mdvec/cartpole_swingup") == "cartpole_swingup"
+    assert [resolve_env(task) for task in mdvec.task_names()] == list(mdvec.task_names())
+    with pytest.raises(ValueError, match="cartpole_swingup"):
+        resolve_env("CartPole-v1")
+    got = parse_task_options(["cart_limit=1.5", "max-episode-steps=30", "ctrl_cost_weight=0"], "cartpole_swingup")
+    assert got == {"cart_limit": 1.5, "max_episode_steps": 30, "ctrl_cost_weight": 0.0}
+    assert isinstance(got["ctrl_cost_weight"], float)
+    with pytest.raises(ValueError, match="unknown for cartpole_swingup"):
+        parse_task_options(["healthy_reward=1"], "cartpole_swingup")  # a Hopper option
+    with pytest.raises(ValueError, match="cart_limit"):
+        parse_task_options(["cart_limit=-1"], "cartpole_swingup")  # refused by the library's range
+    with pytest.raises(ValueError, match="only the duck"):
+        from mdvec.tools.train import _check
+
+        _check(TrainConfig(env="cartpole_swingup", variant="backlash"))
+
+
+def test_cartpole_training_is_bit_identical_on_both_backends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PPO on the C cartpole_swingup and on SubprocVecEnv over its Python reference
+    (gymnasium.make("mdvec/cartpole_swingup", backend="reference")): the same rollouts and parameters."""
+    _need_cartpole()
+    c_bufs, c_params, c_rows, c_counts = _train_hopper("mdvec", tmp_path, monkeypatch, CARTPOLE)
+    r_bufs, r_params, r_rows, r_counts = _train_hopper("processes", tmp_path, monkeypatch, CARTPOLE)
+    assert len(c_bufs) == len(r_bufs) == 3
+    assert c_counts == r_counts
+    assert c_counts["terminated"] > 0 and c_counts["truncated"] > 0, c_counts
+    for update, (c, r) in enumerate(zip(c_bufs, r_bufs), start=1):
+        for name in c:
+            assert c[name].dtype == r[name].dtype
+            assert np.array_equal(c[name], r[name]), f"update {update}: rollout buffer {name} differs"
+    assert [row["rollout_sha256"] for row in c_rows] == [row["rollout_sha256"] for row in r_rows]
+    assert c_params == r_params
+
+
+def test_train_evaluate_and_render_cartpole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The three commands on cartpole_swingup: train a tiny policy on the C envs, evaluate it against all-zero
+    actions, render a few frames of it drawn from the C env's state (its model: the reference's MJCF)."""
+    _need_cartpole()
+    from mdvec.tools import evaluate, render
+    from mdvec.tools import train as train_mod
+
+    out = tmp_path / "cartpole"
+    argv = ["--env", "cartpole_swingup", "--backend", "mdvec", "--envs", "2", "--n-steps", "64", "--batch-size",
+            "64", "--n-epochs", "1", "--net", "16,16", "--steps", "256", "--seed", "3", "-o", "max_episode_steps=40",
+            "--out", str(out)]
+    assert train_mod.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "cartpole_swingup envs" in printed and "ep len" in printed and "params sha256" in printed
+    run = json.loads((out / "run.json").read_text())["config"]
+    assert run["env"] == "cartpole_swingup" and run["task"] == {"max_episode_steps": 40}
+    rows = json.loads((out / "curve.json").read_text())["rows"]
+    assert [r["timesteps"] for r in rows] == [128, 256] and rows[-1]["episodes"] > 0
+    assert all(0 < r["ep_len_mean"] <= 40 for r in rows if r["episodes"])  # max_episode_steps=40
+    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1,2", "--episodes", "2",
+                          "--out", str(tmp_path / "eval.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "cartpole_swingup (C envs" in printed and "zero actions" in printed and "episode length" in printed
+    result = json.loads((tmp_path / "eval.json").read_text())
+    assert result["env"] == "cartpole_swingup" and result["task"] == {"max_episode_steps": 40}
+    assert result["trained"]["episodes"] == result["zero_actions"]["episodes"] == 4
+    zero = result["zero_actions"]
+    assert zero["episode_len_mean"] == 40 and zero["terminated_share"] == 0.0  # no push: the cart stays put
+    assert -40 < zero["return_mean"] < -39  # the pole hangs (cos theta about -1) and zero actions cost nothing
+    assert result["return_ratio"] == result["trained"]["return_mean"] / zero["return_mean"]
+    gif = tmp_path / "c.gif"
+    code = render.main(["--policy", str(out / "policy.zip"), "--out", str(gif), "--width", "96", "--height", "72",
+                        "--fps", "25", "-o", "max_episode_steps=12"])
+    if code == 3:
+        pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
+    printed = capsys.readouterr().out
+    assert code == 0 and "episode 1: return" in printed and "12 steps, truncated" in printed, printed
+    assert "drawn from the C env's state" in printed
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.size == (96, 72) and im.n_frames == 6  # every 2nd of 12 steps of 0.02 s at 25 fps
+        below_caption = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            below_caption.append(np.asarray(im.convert("RGB"))[20:])
+    assert all(f.max() > 0 for f in below_caption), "the cart-pole should be drawn"
 
 
 # ------------------------------------------------------------------ files, resume, evaluate, render

@@ -171,6 +171,37 @@ def info_keys(fields: Any) -> list[tuple[str, Any, Any, int, bool]]:
     return [(n, np.asarray(r, np.intp) if a else r, d, b, a) for n, r, d, b, a in keys]
 
 
+def load_model(venv: Any) -> Any:
+    """Return a ``mujoco.MjModel`` of an ``mdvec.VecEnv``'s envs, to draw their states on (mj_setState).
+
+    From the MJCF file they were loaded from (``venv.model_path``); for a task whose model is built into
+    the library with no file (an MJCF string, e.g. ``cartpole_swingup``), the model of its reference (the
+    Python entry point its ``reference`` metadata names, made with the envs' options): the same MJCF, as
+    each such task's tests check. Raises ValueError for a built-in model without such a reference.
+    """
+    import importlib
+
+    import mujoco
+
+    from ..vecenv import is_gymnasium_id, task_meta
+
+    try:
+        path = venv.model_path
+    except ValueError:
+        path = None
+    if path is not None:
+        with collected():  # e.g. half_cheetah.xml's deprecated attribute: not into ./MUJOCO_LOG.TXT
+            return mujoco.MjModel.from_xml_path(str(path))
+    task, options = venv.spec.task, dict(venv.spec.options)
+    reference = task_meta(task, "reference")
+    if not reference or is_gymnasium_id(reference):
+        raise ValueError(f"task {task!r} runs a built-in model with no file and no Python reference to draw it with")
+    module, _, attr = reference.partition(":")
+    factory = getattr(importlib.import_module(module), attr)
+    env = factory(**options) if getattr(factory, "gymnasium_api", False) else factory(seed=0, **options)
+    return getattr(env, "unwrapped", env).model
+
+
 class FrameRenderer:
     """RGB frames of one model through mujoco.Renderer, made on first use.
 
@@ -226,8 +257,7 @@ class FrameRenderer:
         import mujoco
 
         if self.model is None:
-            with collected():  # e.g. half_cheetah.xml's deprecated attribute: not into ./MUJOCO_LOG.TXT
-                self.model = mujoco.MjModel.from_xml_path(str(venv.model_path))
+            self.model = load_model(venv)
         if self.data is None:
             self.data = mujoco.MjData(self.model)
         sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)

@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
 FORWARDED = {
     "bench": "side-by-side benchmark (see python -m mdvec bench -h)",
     "calibrate": "hold-pose return and survival per reward (push-speed calibration)",
-    "train": "train a PPO policy (SB3) on --backend mdvec|processes (needs mdvec[sb3])",
-    "evaluate": "evaluate a policy vs hold-pose on the reference duck (needs mdvec[sb3])",
+    "train": "train a PPO policy (SB3) on any task, --backend mdvec|processes (needs mdvec[sb3])",
+    "evaluate": "evaluate a policy vs hold-pose (the duck) or all-zero actions (any other task) (needs mdvec[sb3])",
     "render": "render episodes of a policy or hold-pose to a GIF/MP4 (EGL by default)",
     "config": "C/C++ build flags of the pip-installed libmdvec, Gymnasium's model files (= mdvec-config)",
 }

@@ -4,9 +4,11 @@ task next to all-zero actions.
 ``python -m mdvec evaluate --policy runs/duck1/policy.zip``
 ``python -m mdvec evaluate --policy runs/hopper1/policy.zip`` (the task is the one the policy was trained on)
 
-On a task other than the duck (a Gymnasium task) each seed s gets one C env, reseeded with s once, that
-runs the episodes back to back (bit for bit Gymnasium's env); reported: return (mean, std, min, per seed),
-mean episode length and the share of episodes that ended by termination.
+On a task other than the duck (any task of ``mdvec.task_names()``: a Gymnasium task, ``cartpole_swingup``)
+each seed s gets one C env, reseeded with s once, that runs the episodes back to back (bit for bit its
+reference: Gymnasium's env, or the task's Python reference); reported, for the policy and for all-zero
+actions: return (mean, std, min, per seed), mean episode length and the share of episodes that ended by
+termination.
 
 Each evaluation seed s builds one ``mdvec.reference.DuckEnv(seed=s)`` and runs ``--episodes``
 episodes back to back on it (the env's own generator draws every episode: pushes, noise, DR), with
@@ -232,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)")
     p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="duck task option (default: the policy's training options)")
+                   help="task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
     p.add_argument("--out", default=None,
                    help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2
-    where = "the reference duck" if env == DUCK else f"{env} (C envs, equal to Gymnasium's)"
+    where = "the reference duck" if env == DUCK else f"{env} (C envs, equal to its reference)"
     print(f"evaluating {args.policy} on {where}: seeds {seeds} x {args.episodes} episodes, "
           f"deterministic actions; task options {task or 'default'}" + (f", variant {variant}" if variant != "default" else ""),
           flush=True)

@@ -2,8 +2,14 @@
 
 ``python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif``
 ``python -m mdvec render --policy hold-pose --out hold.gif --seed 3 --episodes 2``
+``python -m mdvec render --policy runs/cartpole1/policy.zip --out cartpole.gif``
 
-The episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
+On a task other than the duck (``--env``, default: the one the policy was trained on) the episodes run
+on one C env and each frame draws its state on its model: the MJCF file it loaded (a Gymnasium task's
+``xml_file``), or, for a model built into the library as an MJCF string (``cartpole_swingup``), its
+Python reference's model, the same MJCF; the caption shows the task, policy, episode, time and return.
+
+On the duck the episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
 drawn by ``mujoco.Renderer`` from its MuJoCo state (``get_state``, mjSTATE_FULLPHYSICS), with a camera
 tracking the trunk. The Python reference env (``mdvec.reference.DuckEnv``) steps alongside with the
 same actions: it tells where the shoves land, and its observations are checked equal to the C env's
@@ -86,34 +92,33 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
                          options: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
-    the episode, the time and the return so far. ``policy`` None: all-zero actions."""
-    import mujoco
+    the episode, the time and the return so far. ``policy`` None: all-zero actions. The state is drawn on
+    the model ``load_model`` gives: the MJCF file the env loaded, else (a model built into the library as
+    a string) its Python reference's model."""
     from PIL import Image, ImageDraw
 
-    from ..adapters._shared import FrameRenderer
+    from ..adapters._shared import FrameRenderer, load_model
     from ..vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
-            model = mujoco.MjModel.from_xml_path(str(venv.model_path))  # drawn on, and its timestep
+        model = load_model(venv)  # drawn on: its MJCF file, or its reference's model
         frames_of = FrameRenderer(model, width, height)
         b = venv.buffers()
         if policy is None:
             zeros = np.zeros((1, venv.nu), dtype=np.float32)
             policy = lambda obs: zeros  # noqa: E731
-        dt = model.opt.timestep
-        skip = int(venv.spec.options.get("frame_skip") or 1)
-        stride = max(1, round(1.0 / (fps * dt * skip)))
+        dt = venv.spec.dt  # seconds of simulated time per env step (the task's frame skip included)
+        stride = max(1, round(1.0 / (fps * dt)))
         font = _font(max(10, height // 22))
         frames: list[Any] = []
-        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt * skip), "source": "mdvec"}
+        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt), "source": "mdvec"}
         for ep in range(episodes):
             venv.reset_envs(seeds=[seed] if ep == 0 else None)
             ret, t, done, terminated = 0.0, 0, False, False
             while not done:
                 if t % stride == 0:
                     img = Image.fromarray(frames_of.render_states(venv, [0])[0])
-                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt * skip:.2f} s  "
+                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  "
                                                      f"return {ret:.1f}", fill=(255, 255, 255), font=font)
                     frames.append(img)
                 venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
@@ -319,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fps", type=int, default=25, help="frames per second of sim time, played in real time "
                    "(default %(default)s: every 2nd 50 Hz control step)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="duck task option (default: the policy's training options)")
+                   help="task option (default: the policy's training options)")
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
     p.add_argument("--source", choices=("auto", "mdvec", "reference"), default="auto",
                    help="whose state to draw: the C env (checked against the reference) or the reference "

@@ -1,15 +1,18 @@
-"""Train a PPO policy (Stable-Baselines3) on the duck or a Gymnasium MuJoCo task, on mdvec's C envs or SB3's SubprocVecEnv.
+"""Train a PPO policy (Stable-Baselines3) on any task of libmdvec's catalogue, on mdvec's C envs or SB3's SubprocVecEnv.
 
 ``python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 2000000 --seed 1 --out runs/duck1``
 ``python -m mdvec train --env Hopper-v5 --backend mdvec --envs 8 --steps 1000000 --out runs/hopper1``
 
-``--env``: ``duck`` (the default) or one of Gymnasium's MuJoCo v5 tasks that libmdvec implements
-(``Hopper-v5``, ``Walker2d-v5``, ...; ``mdvec/Hopper-v5`` also reads). Two backends run the very same PPO:
+``--env``: ``duck`` (the default) or any other task of the catalogue (``mdvec.task_names()``): a task's
+name, the Gymnasium id it declares or that id without its namespace (``Hopper-v5``, ``mdvec/Hopper-v5``,
+``cartpole_swingup``). Two backends run the very same PPO:
 
 * ``mdvec``: ``mdvec.sb3.make_vec_env`` (the C envs on worker threads, one process);
 * ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` (one process per env;
-  ``--threads`` does not apply) over the duck's Python reference env, or over Gymnasium's own env,
-  ``gymnasium.make("Hopper-v5", **options)``.
+  ``--threads`` does not apply) over the task's reference: Gymnasium's own env for a task whose
+  reference is a Gymnasium id, ``gymnasium.make("Hopper-v5", **options)``; else the Python reference,
+  ``gymnasium.make(ID, backend="reference", seed=seed + i, **options)`` (ID: the task's declared id,
+  ``mdvec/DuckBalance-v0``, ``mdvec/cartpole_swingup``).
 
 Env i is seeded with ``seed + i``; PPO (torch, numpy, the action space) with ``seed``. (Gymnasium's
 envs take no constructor seed: SB3 seeds them, PPO's ``env.seed(seed)`` makes the first ``reset``
@@ -102,9 +105,9 @@ class TrainConfig:
     net: tuple[int, ...] = (128, 128)  # hidden layers of both the policy and the value net
     log_std_init: float = -1.0  # initial action std exp(-1) = 0.37 of the [-1, 1] action range
     # task
-    env: str = DUCK  # "duck" or a Gymnasium task id libmdvec implements ("Hopper-v5"); see resolve_env
+    env: str = DUCK  # a task name of the catalogue ("duck", "Hopper-v5", "cartpole_swingup"); see resolve_env
     variant: str = "default"  # duck only
-    task: dict[str, Any] = field(default_factory=dict)  # duck: TaskConfig options; else gymnasium.make keywords
+    task: dict[str, Any] = field(default_factory=dict)  # duck: TaskConfig options; else the task's options
     # run
     checkpoint_every: int = 25  # PPO updates between checkpoints
     torch_threads: int = 1
@@ -140,7 +143,7 @@ class TrainConfig:
 
 # ------------------------------------------------------------------ task options
 def task_option_help() -> str:
-    """Return one line per duck task option: name, type and default (and a line on Gymnasium tasks)."""
+    """Return one line per duck task option: name, type and default (and a line on the other tasks)."""
     lines = ["  the duck's (defaults shown):"]
     for f in dataclasses.fields(TaskConfig):
         default = f.default
@@ -148,49 +151,58 @@ def task_option_help() -> str:
         lines.append(f"    {f.name}={shown}")
     lines.append("  a Gymnasium task's (--env Hopper-v5): gymnasium.make's keywords, e.g. -o max_episode_steps=200 "
                  "-o healthy_reward=0.5")
+    lines.append("  any other task's (--env cartpole_swingup): its options, mdvec.task_options(TASK), e.g. "
+                 "-o cart_limit=1.5")
     return "\n".join(lines)
 
 
 def resolve_env(name: str) -> str:
-    """Return the env a ``--env`` value names: ``"duck"`` or a Gymnasium task id (``"Hopper-v5"``).
+    """Return the task a ``--env`` value names, a name of ``mdvec.task_names()`` (``"duck"``, ``"Hopper-v5"``).
 
-    Accepts ``duck``, ``mdvec/DuckBalance-v0``, ``Hopper-v5`` and ``mdvec/Hopper-v5``; raises ValueError
+    Accepts a task's name, the Gymnasium id it declares or that id without its namespace (``duck``,
+    ``mdvec/DuckBalance-v0``, ``Hopper-v5``, ``mdvec/Hopper-v5``, ``cartpole_swingup``); raises ValueError
     listing the choices otherwise.
     """
-    from ..gym_tasks import GYM_TASKS
-    from ..vecenv import task_meta
+    from ..vecenv import task_meta, task_names
 
     text = str(name).strip()
-    for env in (DUCK, *GYM_TASKS):  # the task's name, its declared id, or that id without its namespace
+    for env in task_names():
         env_id = task_meta(env, "id") or env
         if text in (env, env_id, env_id.split("/")[-1]):
             return env
-    raise ValueError(f"--env: unknown env {name!r}; choose duck or one of {', '.join(GYM_TASKS)}")
+    raise ValueError(f"--env: unknown env {name!r}; choose one of {', '.join(task_names())}")
 
 
-def _gym_option_kinds(env: str) -> dict[str, Any]:
-    """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
-    from ..gym_tasks import GYM_TASKS
-
+def _option_kinds(env: str) -> dict[str, Any]:
+    """A sample value per option of task ``env`` other than the duck (its type is the option's), as the
+    library declares them (a Gymnasium task's are gymnasium.make's keywords)."""
     from ..gym_tasks import option_types
+    from ..vecenv import task_meta
 
     sample = {"int": 0, "float": 0.0, "bool": False, "str": "", "range": (0.0, 0.0), "irange": (0, 0), "choice": ""}
     kinds: dict[str, Any] = {name: sample[t] for name, t in option_types(env).items()}
-    kinds.update({n: None for n in GYM_TASKS[env].index_or_name_options})  # an int index or a name
+    index_options = task_meta(env, "index_options")
+    kinds.update({n: None for n in index_options.split(",")} if index_options else {})  # an int index or a name
     return kinds
 
 
-def check_gym_options(env: str, options: dict[str, Any]) -> None:
-    """Raise ValueError naming a bad option of Gymnasium task ``env`` (unknown name, bad value, missing xml_file)."""
-    from ..gym_tasks import resolve_options
+def check_task_options(env: str, options: dict[str, Any]) -> None:
+    """Raise ValueError naming a bad option of task ``env`` other than the duck (unknown name, bad value, a
+    Gymnasium task's missing xml_file): a Gymnasium task's are resolved as gymnasium.make takes them, any
+    other task's are checked by the library (one env made with them)."""
+    from ..gym_tasks import GYM_TASKS, resolve_options
+    from ..vecenv import MdvecError, VecEnv
 
-    kinds = _gym_option_kinds(env)
+    kinds = _option_kinds(env)
     unknown = sorted(set(options) - set(kinds))
     if unknown:
         raise ValueError(f"task option {unknown[0]!r}: unknown for {env}; known options are {sorted(kinds)}")
     try:
-        resolve_options(env, dict(options))
-    except (TypeError, ValueError, OSError, ImportError) as exc:
+        if env in GYM_TASKS:
+            resolve_options(env, dict(options))
+        else:
+            VecEnv(1, task=env, **options).close()
+    except (TypeError, ValueError, OSError, ImportError, MdvecError) as exc:
         raise ValueError(f"task options of {env}: {exc}") from None
 
 
@@ -198,12 +210,13 @@ def parse_task_options(items: list[str] | None, env: str = DUCK) -> dict[str, An
     """Parse ``NAME=VALUE`` strings into the options of ``env`` (types from the defaults).
 
     The duck's are TaskConfig keyword options; a Gymnasium task's are the keywords ``gymnasium.make``
-    takes (``max_episode_steps=200``, ``healthy_reward=0.5``, ``xml_file=...``). Pairs are written
+    takes (``max_episode_steps=200``, ``healthy_reward=0.5``, ``xml_file=...``); any other task's are its
+    options as the library declares them (``mdvec.task_options(env)``). Pairs are written
     ``lo,hi``; booleans ``true``/``false`` (or 1/0, yes/no). The result is checked (the duck's by building
     a TaskConfig), so a bad name or value raises ValueError naming it.
     """
     if env != DUCK:
-        kinds = _gym_option_kinds(env)
+        kinds = _option_kinds(env)
         got: dict[str, Any] = {}
         for item in items or []:
             name, sep, text = item.partition("=")
@@ -217,7 +230,7 @@ def parse_task_options(items: list[str] | None, env: str = DUCK) -> dict[str, An
                 got[name] = int(text) if text.lstrip("-").isdigit() else text
             else:
                 got[name] = _parse_value(name, text, kinds[name])
-        check_gym_options(env, got)
+        check_task_options(env, got)
         return got
     defaults = {f.name: f.default for f in dataclasses.fields(TaskConfig)}
     out: dict[str, Any] = {}
@@ -258,64 +271,49 @@ def _parse_value(name: str, text: str, default: Any) -> Any:
 
 
 # ------------------------------------------------------------------ environments
-def _reference_env_fn(seed: int, task: dict[str, Any]) -> Any:
-    """Build one reference env as a user would: ``gymnasium.make("mdvec/DuckBalance-v0", backend="reference")``.
+def _reference_env_fn(seed: int, task: dict[str, Any], env: str = DUCK) -> Any:
+    """Build one reference env of task ``env`` as a user would, with its options ``task``: Gymnasium's own env
+    for a task whose reference is a Gymnasium id, ``gymnasium.make("Hopper-v5", **task)`` (no mdvec code in
+    it; ``seed`` unused), else ``gymnasium.make(ID, backend="reference", seed=seed, **task)`` with the id the
+    task declares (``mdvec/DuckBalance-v0``, ``mdvec/cartpole_swingup``).
 
-    Module level, so SubprocVecEnv pickles it by reference; each worker process registers the id by
-    importing mdvec.gym. The duck only truncates (at ``episode_len``); ``reset()`` without a seed
-    continues the env's own generator, ``reset(seed=s)`` reseeds it.
+    Module level, so SubprocVecEnv pickles it by reference; each worker process registers the ids by
+    importing mdvec.gym. ``reset()`` without a seed continues the env's own generator, ``reset(seed=s)``
+    reseeds it: the VecEnv's ``seed(s)`` (PPO calls it) makes the next ``reset`` reseed env i with ``s + i``
+    (the one way to seed Gymnasium's envs, which take no constructor seed).
     """
     import gymnasium
 
-    from ..adapters.gym import DUCK_ID
+    from ..vecenv import is_gymnasium_id, task_meta
 
-    return gymnasium.make(DUCK_ID, backend="reference", seed=seed, **task)
+    reference = task_meta(env, "reference")
+    if is_gymnasium_id(reference):
+        return gymnasium.make(reference, **task)
+    from ..adapters import gym  # noqa: F401 - registers the ids
 
-
-def _gym_env_fn(env: str, options: dict[str, Any]) -> Any:
-    """Build one of Gymnasium's own envs, ``gymnasium.make("Hopper-v5", **options)`` (no mdvec code in it).
-
-    Module level, so SubprocVecEnv pickles it by reference. Gymnasium's envs take no constructor seed:
-    the VecEnv's ``seed(s)`` (PPO calls it) makes the next ``reset`` reseed env i with ``s + i``.
-    """
-    import gymnasium
-
-    from ..gym_tasks import GYM_TASKS
-
-    return gymnasium.make(GYM_TASKS[env].gym_id, **options)
+    return gymnasium.make(task_meta(env, "id"), backend="reference", seed=seed, **task)
 
 
 def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None, variant: str = "default",
              task: dict[str, Any] | None = None, env: str = DUCK) -> Any:
-    """Return an SB3 VecEnv of ``num_envs`` envs of ``env`` (the duck by default), env i seeded ``seed + i``,
-    on the given backend (a Gymnasium task's ``processes`` envs: at the reset after ``seed()``, as SB3 does)."""
+    """Return an SB3 VecEnv of ``num_envs`` envs of task ``env`` (the duck by default), env i seeded
+    ``seed + i``, on the given backend (Gymnasium's own envs of ``processes``: at the reset after ``seed()``,
+    as SB3 does)."""
     options = dict(task or {})
-    if env != DUCK:
-        if variant != "default":
-            raise ValueError(f"--variant: only the duck has model variants, not {env}")
-        if backend == "mdvec":
-            try:
-                from ..adapters.sb3 import make_vec_env
-            except ImportError as exc:
-                raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
-            return make_vec_env(num_envs, seed=seed, threads=threads, task=env, **options)
-        if backend == "processes":
-            from stable_baselines3.common.vec_env import SubprocVecEnv
-
-            return SubprocVecEnv([functools.partial(_gym_env_fn, env, options) for _ in range(num_envs)])
-        raise ValueError(f"backend: unknown backend {backend!r}; choose one of {BACKENDS}")
     if variant != "default":
+        if env != DUCK:
+            raise ValueError(f"--variant: only the duck has model variants, not {env}")
         options["variant"] = variant
     if backend == "mdvec":
         try:
             from ..adapters.sb3 import make_vec_env
         except ImportError as exc:
             raise TrainError(f"train: backend mdvec needs mdvec.sb3 and libmdvec ({exc})") from None
-        return make_vec_env(num_envs, seed=seed, threads=threads, **options)
+        return make_vec_env(num_envs, seed=seed, threads=threads, task=env, **options)
     if backend == "processes":
         from stable_baselines3.common.vec_env import SubprocVecEnv
 
-        return SubprocVecEnv([functools.partial(_reference_env_fn, seed + i, options) for i in range(num_envs)])
+        return SubprocVecEnv([functools.partial(_reference_env_fn, seed + i, options, env) for i in range(num_envs)])
     raise ValueError(f"backend: unknown backend {backend!r}; choose one of {BACKENDS}")
 
 
@@ -966,10 +964,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--net", default=None, help="hidden layer sizes of policy and value nets (default 128,128)")
     t = p.add_argument_group("task")
     t.add_argument("--env", default=None, metavar="ENV",
-                   help="duck (default) or a Gymnasium MuJoCo task libmdvec implements: Hopper-v5, Walker2d-v5, ... "
-                        "(backend processes then runs Gymnasium's own env)")
+                   help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
+                        "..., cartpole_swingup (backend processes then runs its reference: Gymnasium's own env for "
+                        "Gymnasium's tasks)")
     t.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="task option (the duck's, or gymnasium.make's keywords for a Gymnasium task)")
+                   help="task option (the duck's, gymnasium.make's keywords for a Gymnasium task, else the task's)")
     t.add_argument("--variant", default=None, help="built-in duck model variant (default: default)")
     r = p.add_argument_group("run")
     r.add_argument("--checkpoint-every", type=int, default=None,
@@ -1025,7 +1024,7 @@ def _check(cfg: TrainConfig) -> None:
         return
     if cfg.variant != "default":
         raise ValueError(f"--variant: only the duck has model variants, not {cfg.env}")
-    check_gym_options(cfg.env, cfg.task)
+    check_task_options(cfg.env, cfg.task)
 
 
 SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "

@@ -20,8 +20,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..._mjwarn import collected
 from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type
+from .._shared import load_model
 from .._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
@@ -93,8 +93,7 @@ class CCore:
         import mujoco
 
         if self._model is None:
-            with collected():  # MuJoCo's load warnings: not into ./MUJOCO_LOG.TXT
-                self._model = mujoco.MjModel.from_xml_path(str(self.venv.model_path))
+            self._model = load_model(self.venv)
             self._data = mujoco.MjData(self._model)
         sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
         mujoco.mj_setState(self._model, self._data, np.asarray(self.venv.get_state(0, sig), np.float64), sig)
