@@ -5,9 +5,28 @@
 #            their reason
 #   gymonly  requirements.txt + gymnasium without its [mujoco] extra (no imageio): Gymnasium's own MuJoCo
 #            envs cannot run, so every test that compares with them skips, saying so
+#   readme   the README's first command, word for word (python3 -m venv .venv && . .venv/bin/activate &&
+#            pip install . && python -m mdvec demo), in a fresh clone of this checkout's HEAD
 # Each must pass (skips allowed, with -rs printing why); pip's cache keeps a rerun's downloads small.
 source "$(dirname "$0")/lib.sh"
 rc=0
+first=$(python3 - <<'PY'
+import re
+block = re.search(r"^```sh\n(.*?)^```", open("README.md").read(), flags=re.S | re.M).group(1)
+print(next(line.split("  #")[0].strip() for line in block.splitlines() if line.startswith("python3 -m venv")))
+PY
+)
+clone=$OUT/readme-clone
+rm -rf "$clone"
+git clone -q "$ROOT" "$clone"
+echo "--- installs: readme: in a fresh clone of HEAD: $first"
+if (cd "$clone" && env -u VIRTUAL_ENV bash -euo pipefail -c "$first"); then
+  echo "--- installs: readme: PASS"
+else
+  echo "--- installs: readme: FAIL"
+  rc=1
+fi
+rm -rf "$clone"
 for name in core gymonly; do
   v=$ROOT/.venv-ci-$name
   rm -rf "$v" "$ROOT/build-ci-$name"

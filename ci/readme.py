@@ -64,7 +64,7 @@ RUN, ELSEWHERE, EXEMPT = "RUN", "ELSEWHERE", "EXEMPT"
 COMMANDS = {
     # README.md
     "python3 -m venv .venv && . .venv/bin/activate && pip install . && python -m mdvec demo":
-        (ELSEWHERE, "ci/wheel.sh: pip install . in a fresh venv, then python -m mdvec demo from another directory"),
+        (ELSEWHERE, "ci/installs.sh: the README's first command, word for word, in a fresh clone"),
     "pip install -r requirements.txt && meson setup build && ninja -C build test":
         (ELSEWHERE, "ci/test.sh: the test stage; ci/installs.sh runs it in a core-only venv too"),
     # CONTRIBUTING.md
