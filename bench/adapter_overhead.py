@@ -28,8 +28,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if (ROOT / "python" / "mdvec").is_dir() and str(ROOT / "python") not in sys.path:
@@ -97,7 +98,7 @@ def measure(num_envs: int, calls: int, threads: int, options: dict[str, Any]) ->
     import gymnasium
 
     import mdvec
-    import mdvec.gym  # noqa: F401 - registers the ids
+    import mdvec.gym  # registers the ids
     from mdvec.sb3 import make_vec_env
 
     rows = []

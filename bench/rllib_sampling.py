@@ -20,13 +20,13 @@ import platform
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # before ray is imported: loopback only
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 # variant -> env_config: mdvec's C VectorEnv with and without info dicts, and the reference SyncVectorEnv
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                 "same with empty info dicts) vs Gymnasium's SyncVectorEnv of the reference env (reference), same "
                 "config; 1 and 2 EnvRunners of 1 CPU each; rounds rotate the order",
         "variants": VARIANTS,
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": sys.version.split()[0],
                     "loadavg_before": load0, "loadavg_after": os.getloadavg()},
         "versions": {"ray": ray.__version__, "gymnasium": gymnasium.__version__, "torch": torch.__version__,

@@ -72,7 +72,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -380,7 +380,7 @@ def find_engines(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if ep is None:
         spec = importlib.util.find_spec("envpool")
         if spec is not None and spec.submodule_search_locations:
-            cand = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "mujoco_gym_envpool.so"
+            cand = Path(next(iter(spec.submodule_search_locations))) / "mujoco" / "mujoco_gym_envpool.so"
             ep = str(cand) if cand.is_file() else None
     out["envpool engine"] = ({"path": ep, "role": "the MuJoCo EnvPool links statically (its gym module)"}
                              if ep else {"skipped": "envpool not installed here and no --envpool-lib"})
@@ -398,7 +398,7 @@ def envpool_xml(task: str) -> str | None:
     spec = importlib.util.find_spec("envpool_assets")
     if spec is None or not spec.submodule_search_locations:
         return None
-    base = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "assets_gym"
+    base = Path(next(iter(spec.submodule_search_locations))) / "mujoco" / "assets_gym"
     stem = Path(gym_tasks.GYM_TASKS[task].xml_file).stem
     for name in (f"{stem}_envpool.xml", f"{stem}.xml"):
         if (base / name).is_file():
@@ -612,7 +612,7 @@ class AsyncPinned(Cell):
         self.shared.step_many(rd, k)
 
 
-def CPUs() -> int:  # noqa: N802 - a constant-like accessor
+def CPUs() -> int:  # a constant-like accessor
     return CPUS
 
 
@@ -798,7 +798,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
             c = make()
             if c is not None:
                 cells.append(c)
-        except Exception as exc:  # one backend failing must not lose the others
+        except Exception as exc:  # noqa: BLE001 - one backend failing must not lose the others
             skipped[name] = f"{type(exc).__name__}: {exc}"
             print(f"  skipped {name}: {skipped[name]}", flush=True)
 
@@ -806,7 +806,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
     if "async" in args.backends and n <= args.async_max_envs:  # first: fork before the others' threads
         try:
             asyncs = GymCell(task, n, None, args.seed, "async")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the async backend failing is reported, not fatal
             skipped["async"] = f"{type(exc).__name__}: {exc}"
     elif "async" in args.backends:
         skipped["async"] = f"N = {n} > --async-max-envs {args.async_max_envs}"
@@ -883,7 +883,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
         for c in list(timed):
             try:
                 c.steps = c.calibrate(rec.data(BURN_IN), args.window_seconds)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failing backend is reported, not fatal
                 skipped[f"{c.label} T={c.threads}"] = f"warmup: {type(exc).__name__}: {exc}"
                 timed.remove(c)
         phases["calibrate"] = time.perf_counter() - tp - phases["open"] - phases["record"]
@@ -897,7 +897,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
             for c in order:
                 try:
                     w = c.run_window(rd)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a failing backend is reported, not fatal
                     skipped[f"{c.label} T={c.threads}"] = f"window {r + 1}: {type(exc).__name__}: {exc}"
                     timed.remove(c)
                     continue
@@ -917,7 +917,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
         for c in cells:
             try:
                 c.close()
-            except Exception:  # noqa: S110 - closing is best effort
+            except Exception:  # noqa: BLE001 - closing is best effort
                 pass
     for c in cells:
         if isinstance(c, BareCell) and c.replay:
@@ -985,7 +985,9 @@ def engine_ratios(groups: list[dict[str, Any]], task: str, engine_envs: int) -> 
                          "envpool_xml_over_gym_xml_on_mujoco": (m_ep, m_gym)}.items():
         out["ratio_" + name] = paired_ratio(a, b)
         out["ratio_" + name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
-    pick = (lambda k: out["ratio_" + k + "_cpu"] or out["ratio_" + k])
+    def pick(k: str) -> Any:
+        return out["ratio_" + k + "_cpu"] or out["ratio_" + k]
+
     out["engine_ratio"] = pick("envpool_engine_over_mujoco")
     out["physics_ratio"] = pick("envpool_physics_over_mujoco_physics")
     return out
@@ -1002,7 +1004,10 @@ def summarize(groups: list[dict[str, Any]], args: argparse.Namespace) -> list[di
             ep, bare, batch = cell_of(g, "EnvPool", t), cell_of(g, "bare", t), cell_of(g, "batch", t)
             dyn = cell_of(g, "bare dyn", t)
             sync, asy = cell_of(g, "sync", 1), cell_of(g, "async", t)
-            rate = (lambda c: c["median"] if c else None)
+
+            def rate(c: Any) -> Any:
+                return c["median"] if c else None
+
             row: dict[str, Any] = {
                 "task": g["task"], "threads": t, "num_envs": g["num_envs"],
                 "mdvec": rate(m), "mdvec_C": rate(mc), "mdvec_gym": rate(mg), "envpool": rate(ep),
@@ -1214,7 +1219,7 @@ def machine_info() -> dict[str, Any]:
         gov = "unknown"
     return {"cores": os.cpu_count(), "cpus_allowed": CPUS, "loadavg": list(os.getloadavg()), "cpu_model": model,
             "governor": gov, "platform": platform.platform(),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -1334,7 +1339,7 @@ def main(argv: list[str]) -> int:
             return 2
         stem = args.resume.with_suffix("")
     else:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         stem = args.out / f"{args.name}_{stamp}"
         report = {"tool": "bench/v5_sidebyside.py", "stamp": stamp, "machine": machine_info(),
                   "versions": versions(shim, engines), "engines": engines, "settings": settings,

@@ -150,7 +150,7 @@ def settle(seconds=5.0):
         mujoco.mj_forward(m, d)
         d.qpos[2] -= geom_lowest(m, d).min()        # soles just touching the floor
         mujoco.mj_forward(m, d)
-        mujoco.mj_step(m, d, nstep=int(round(seconds / m.opt.timestep)))
+        mujoco.mj_step(m, d, nstep=round(seconds / m.opt.timestep))
         tail = [round(float(x), 6) + 0.0 for x in d.qpos[2:]]
         print("    %r: [" % fname)
         for i in range(0, len(tail), 8):

@@ -11,10 +11,20 @@ package (numpy + mujoco only) imports without the C library.
 
 from typing import Any
 
-from ._version import __version__
+from ._version import __version__ as __version__
 from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
-from .vecenv import (Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names, task_options,
-                     task_summary, task_uses_numpy_dot)
+from .vecenv import (
+    Env,
+    MdvecError,
+    OptionInfo,
+    Spec,
+    VecEnv,
+    task_constants,
+    task_names,
+    task_options,
+    task_summary,
+    task_uses_numpy_dot,
+)
 from .vector import make
 
 

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint8,
-                    c_uint64, c_void_p)
+from ctypes import (
+    POINTER,
+    c_char,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int64,
+    c_size_t,
+    c_uint,
+    c_uint8,
+    c_uint64,
+    c_void_p,
+)
 from pathlib import Path
 
 ABI_MAJOR = 1  # the header's MDVEC_VERSION_MAJOR this binding was written for

@@ -106,7 +106,7 @@ def assets_dir() -> str:
             "mdvec's Gymnasium tasks (" + ", ".join(GYM_TASKS) + ") load their model files from the "
             "gymnasium package (gymnasium/envs/mujoco/assets/), and gymnasium is not installed: "
             "pip install 'gymnasium[mujoco]', or pass xml_file= the path of a model file")
-    return os.path.join(list(spec.submodule_search_locations)[0], "envs", "mujoco", "assets")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "envs", "mujoco", "assets")
 
 
 def expand_model_path(model_path: str | os.PathLike[str]) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import math
 import numbers
 import operator
 import os
@@ -29,8 +28,19 @@ from . import _lib
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
 
-__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "TASK_HOOKS", "VecEnv", "task_constants", "task_meta",
-           "task_names", "task_options", "task_summary"]
+__all__ = [
+    "TASK_HOOKS",
+    "Env",
+    "MdvecError",
+    "OptionInfo",
+    "Spec",
+    "VecEnv",
+    "task_constants",
+    "task_meta",
+    "task_names",
+    "task_options",
+    "task_summary",
+]
 
 _LIB: ctypes.CDLL | None = None
 
@@ -318,7 +328,7 @@ class _Memory:
     when no view is alive, and otherwise when the last view goes.
     """
 
-    __slots__ = ("ptr", "__weakref__")
+    __slots__ = ("__weakref__", "ptr")
 
     def __init__(self, ptr: ctypes.c_void_p) -> None:
         self.ptr: ctypes.c_void_p | None = ptr
@@ -552,7 +562,10 @@ class _Handle:
                 if not _is_int(s) or not 0 <= int(s) < 2**64:
                     raise ValueError(f"seeds: env {i}'s seed must be None or an integer in [0, 2**64), got {s!r}")
                 seeds_arr[i], has_arr[i] = int(s), 1
-        addr = (lambda arr: None if arr is None else arr.ctypes.data)
+
+        def addr(arr: np.ndarray | None) -> int | None:
+            return None if arr is None else arr.ctypes.data
+
         self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)), "reset")
         return None if then is None else then()
 
@@ -659,7 +672,7 @@ class _HandleOwner:
         """Free the envs and threads; later calls raise RuntimeError."""
         self._h.close()
 
-    def __enter__(self):  # noqa: ANN204 - returns the subclass
+    def __enter__(self):  # returns the subclass
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
+from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
 from .adapters._shared import reset_mask as _reset_mask
-from .adapters._shared import vector_seeds
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def main() -> None:
     cases = []
     values32, values64 = [], []
     for n in LENGTHS:
-        for rep in range(3 if n < 64 else 1):
+        for _rep in range(3 if n < 64 else 1):
             scale = 10.0 ** rng.integers(-4, 5, n)
             a = rng.standard_normal(n) * scale
             a32 = a.astype(np.float32)

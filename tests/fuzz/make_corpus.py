@@ -351,7 +351,7 @@ def config_seeds(tasks, found):
               'tiny_arena.xml', 'unstable.xml', 'many_actuators.xml', 'free_motor.xml', 'hopper.xml', '/']
     turn = 0
     for task, opts in tasks.items():
-        for (oname, otype, odef, lo, hi, choices) in opts:
+        for (oname, otype, _odef, _lo, hi, _choices) in opts:
             if oname in ('xml_file', 'model_path'):
                 for p in models if task in ('duck', 'Hopper-v5') else models[:3] + models[8:9]:
                     seeds[f'opt-{task}-{oname}-{p.strip("/") or "root"}'] = config(

@@ -7,7 +7,8 @@ gymnasium.make(ID) envs with the same seeds and actions and compares each env's 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -105,7 +105,7 @@ def test_spec_buffers_and_model_path() -> None:
         assert s.action_low.dtype == np.float32 and np.all(s.action_low == -1) and np.all(s.action_high == 1)
         assert s.max_episode_steps == 250 and s.autoreset_mode == "next_step" and s.options["init_noise"] == 0.01
         kinds = {name: dtype for name, dtype, _ in s.info_fields}
-        assert kinds["t"] == np.int64 and kinds["pushed"] == bool and kinds["r_up"] == np.float64
+        assert kinds["t"] == np.int64 and kinds["pushed"] == np.dtype(bool) and kinds["r_up"] == np.float64
         assert all(when == _lib.INFO_STEP for _, _, when in s.info_fields)
         b = env.buffers()
         assert set(b) == {"obs", "final_obs", "terminal_obs", "reward", "terminated", "truncated", "done", "reset",

@@ -13,8 +13,8 @@ import pytest
 
 import mdvec
 from mdvec import Env, VecEnv
-from mdvec.tools import contract
 from mdvec.reference import DuckEnv, ProcVecEnv
+from mdvec.tools import contract
 
 CASES = contract.default_cases(quick=True)
 

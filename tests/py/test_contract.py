@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec.tools import cli
-from mdvec.tools import contract
 from mdvec.gym_tasks import GYM_TASKS
+from mdvec.tools import cli, contract
 
 
 def test_tasks_are_the_whole_catalogue() -> None:

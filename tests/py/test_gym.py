@@ -19,8 +19,9 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'mdvec[gymnasium]')")
 
-import mdvec.gym  # noqa: E402 - registers the ids
 from gymnasium.vector import AutoresetMode  # noqa: E402
+
+import mdvec.gym  # noqa: E402 - registers the ids
 from mdvec.tools import contract  # noqa: E402
 
 ID = "mdvec/DuckBalance-v0"
@@ -143,7 +144,7 @@ def test_duck_only_truncates(backend):
     env.reset(seed=0)
     flags = [env.step(np.zeros(14, np.float32))[2:4] for _ in range(5)]
     assert flags == [(False, False)] * 4 + [(False, True)]
-    _, _, terminated, truncated, info = env.step(np.zeros(14, np.float32))
+    _, _, terminated, _, info = env.step(np.zeros(14, np.float32))
     assert info["terminated"] is False and info["truncated"] is True and terminated is False
 
 
@@ -192,8 +193,13 @@ def test_render_without_render_mode_warns(backend):
 
 
 def test_single_wrappers_run_unchanged_and_agree():
-    from gymnasium.wrappers import ClipAction, NormalizeObservation, NormalizeReward, RecordEpisodeStatistics
-    from gymnasium.wrappers import TransformObservation
+    from gymnasium.wrappers import (
+        ClipAction,
+        NormalizeObservation,
+        NormalizeReward,
+        RecordEpisodeStatistics,
+        TransformObservation,
+    )
 
     def wrap(env):
         env = ClipAction(env)
@@ -312,8 +318,13 @@ def test_vector_same_step_final_obs_and_info():
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_vector_wrappers_run_unchanged_and_agree_with_sync(mode):
-    from gymnasium.wrappers.vector import ClipAction, NormalizeObservation, NormalizeReward
-    from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformObservation
+    from gymnasium.wrappers.vector import (
+        ClipAction,
+        NormalizeObservation,
+        NormalizeReward,
+        RecordEpisodeStatistics,
+        TransformObservation,
+    )
 
     def wrap(env):
         env = ClipAction(env)

@@ -25,16 +25,15 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the venv
     pytest.skip(f"gymnasium cannot be imported ({exc}): pip install 'gymnasium[mujoco]'", allow_module_level=True)
 try:
-    import gymnasium.envs.mujoco.hopper_v5  # noqa: F401  (imports mujoco_rendering -> imageio)
+    import gymnasium.envs.mujoco.hopper_v5  # imports mujoco_rendering -> imageio
 except ImportError as exc:  # pragma: no cover - depends on the venv
     pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'",
                 allow_module_level=True)
 
-import mdvec  # noqa: E402
-from mdvec import gym_tasks  # noqa: E402
-
-import gymeq  # noqa: E402
-from gymeq import RESET, STEP, field_value, random_actions  # noqa: E402
+import gymeq
+import mdvec
+from gymeq import RESET, STEP, field_value, random_actions
+from mdvec import gym_tasks
 
 TOTAL = {"values compared": 0, "identical": 0, "steps": 0, "resets": 0, "terminated": 0, "truncated": 0}
 ASSETS = Path(gym_tasks.assets_dir())
@@ -140,7 +139,7 @@ def episode_counts(options: dict[str, Any], **kw: Any) -> tuple[int, int]:
     env = gym_make(options)
     terms = truncs = 0
     env.reset(seed=kw.get("seed", 0))
-    for step in range(kw.get("steps", 120)):
+    for _ in range(kw.get("steps", 120)):
         a = random_actions(rng, 1, env.action_space.shape[0], np.float64, kw.get("scale", 1.0))[0]
         _, _, te, tr, _ = env.step(a)
         terms += te
@@ -306,7 +305,7 @@ def test_option_errors(tmp_path: Path) -> None:
         mdvec.VecEnv(1, task="Hopper-v5", healthy_z_range=(0.7,))
     bad = tmp_path / "bad.xml"
     bad.write_text("<mujoco><worldbody><body><geom size='1'/></body></mujoco>")
-    with pytest.raises(Exception, match="bad.xml"):
+    with pytest.raises(Exception, match=r"bad\.xml"):
         mdvec.VecEnv(1, task="Hopper-v5", xml_file=str(bad))
 
 
@@ -330,7 +329,7 @@ def test_resolve_options_like_mujoco_env(tmp_path: Path, monkeypatch: pytest.Mon
 
 def _mdvec_gym() -> Any:
     try:
-        import mdvec.gym  # noqa: F401  (registers mdvec/Hopper-v5)
+        import mdvec.gym  # registers mdvec/Hopper-v5
     except ImportError as exc:  # pragma: no cover
         pytest.skip(f"mdvec.gym cannot be imported: {exc}")
     if "mdvec/Hopper-v5" not in gymnasium.registry:

@@ -103,7 +103,7 @@ def test_copies_and_pickles_are_refused_and_the_original_survives(how: str) -> N
     for make in (lambda: mdvec.VecEnv(2, seed=1), lambda: mdvec.Env(seed=1)):
         env = make()
         env.reset()
-        with pytest.raises(TypeError, match="cannot be copied or pickled.*same arguments"):
+        with pytest.raises(TypeError, match=r"cannot be copied or pickled.*same arguments"):
             {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}[how](env)
         gc.collect()
         assert not env.closed

@@ -65,7 +65,7 @@ def test_no_symbol_falls_back_warns_once_and_is_not_proven(monkeypatch: pytest.M
 
 def test_a_wrong_function_is_caught_by_the_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """A symbol that is not numpy's ddot (here: dasum, the sum of |x|) fails the check and is not used."""
-    core, symbol, is64, _ = npdot._find()
+    core, symbol, _, _ = npdot._find()
     if core is None or not symbol.endswith("ddot64_"):
         pytest.skip(f"numpy's BLAS here exports no *ddot64_ ({symbol!r})")
     wrong = symbol.replace("ddot", "dasum")

@@ -141,7 +141,7 @@ def test_proc_vec_env_autoreset_and_terminal_obs() -> None:
     with ProcVecEnv(3, seed=4, workers=2, episode_len=5, n_pushes=0, push_window=(0, 5)) as venv:
         obs = venv.reset()
         assert obs.shape == (3, 48) and obs.dtype == np.float32
-        for t in range(5):
+        for _ in range(5):
             obs, reward, done, info = venv.step(np.zeros((3, 14), np.float32))
         assert done.all() and reward.dtype == np.float64 and info["t"].dtype == np.int64
         refs = [DuckEnv(seed=4 + i, episode_len=5, n_pushes=0, push_window=(0, 5)) for i in range(3)]

@@ -15,13 +15,14 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # before ray is imported: nodes use the loopback address
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
 SKIP = "ray[rllib] is not installed (pip install torch==2.13.0, then pip install '.[rllib]'; CI runs it in ci/rllib.sh)"
 pytest.importorskip("gymnasium", reason=SKIP)
@@ -336,7 +337,7 @@ def test_infos_off_gives_empty_info_dicts() -> None:
     env = mrl.RLlibVectorEnv({"num_envs": 2, "seed": 1, "infos": False, **OPTS})
     try:
         assert env.reset(seed=1)[1] == {}
-        obs, reward, terminated, truncated, info = env.step(np.zeros((2, ACT_DIM), np.float32))
+        obs, reward, _, _, info = env.step(np.zeros((2, ACT_DIM), np.float32))
         assert info == {} and obs.shape == (2, OBS_DIM) and reward.shape == (2,)
     finally:
         env.close()

@@ -14,10 +14,11 @@ import pytest
 pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'mdvec[sb3]')")
 pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (pip install 'mdvec[sb3]')")
 
-import gymnasium  # noqa: E402
-from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env  # noqa: E402
-from mdvec.tools import contract  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize  # noqa: E402
+import gymnasium
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize
+
+from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env
+from mdvec.tools import contract
 
 ID = "mdvec/DuckBalance-v0"
 OPTS = {"episode_len": 12, "push_window": (2, 10), "sensor_noise": True, "init_noise": 0.02}

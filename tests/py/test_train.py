@@ -424,7 +424,6 @@ def test_evaluate_writes_into_the_run_folder_or_the_current_one(tmp_path: Path, 
 def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_sb3()
     from stable_baselines3 import PPO
-
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from mdvec.tools import evaluate as ev

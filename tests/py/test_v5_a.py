@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +29,15 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'gymnasium[mujoco]')")
 try:
-    import gymnasium.envs.mujoco.walker2d_v5  # noqa: F401  (imports mujoco_rendering -> imageio)
+    import gymnasium.envs.mujoco.walker2d_v5  # imports mujoco_rendering -> imageio
 except ImportError as exc:  # pragma: no cover - depends on the venv
     pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'",
                 allow_module_level=True)
 
-import mdvec  # noqa: E402
-from mdvec import gym_tasks  # noqa: E402
-
 import gymeq  # noqa: E402
+import mdvec  # noqa: E402
 from gymeq import RESET, STEP, field_value  # noqa: E402
+from mdvec import gym_tasks  # noqa: E402
 
 ASSETS = Path(gym_tasks.assets_dir())
 LONG = 5 if os.environ.get("MDVEC_V5A_LONG", "") not in ("", "0") else 1
@@ -429,7 +428,7 @@ def test_option_errors(task: str, tmp_path: Path) -> None:
             mdvec.VecEnv(1, task=task, healthy_state_range=(-1.0, 1.0))
     bad = tmp_path / "bad.xml"
     bad.write_text("<mujoco><worldbody><body><geom size='1'/></body></mujoco>")
-    with pytest.raises(Exception, match="bad.xml"):
+    with pytest.raises(Exception, match=r"bad\.xml"):
         mdvec.VecEnv(1, task=task, xml_file=str(bad))
 
 

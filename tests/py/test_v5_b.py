@@ -39,16 +39,15 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'gymnasium[mujoco]')")
 try:
-    import gymnasium.envs.mujoco.ant_v5  # noqa: F401  (imports mujoco_rendering -> imageio)
+    import gymnasium.envs.mujoco.ant_v5  # imports mujoco_rendering -> imageio
 except ImportError as exc:  # pragma: no cover - depends on the venv
     pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'",
                 allow_module_level=True)
 
-import mdvec  # noqa: E402
-from mdvec import gym_tasks  # noqa: E402
-
 import gymeq  # noqa: E402
+import mdvec  # noqa: E402
 from gymeq import RESET, STEP, field_value  # noqa: E402
+from mdvec import gym_tasks  # noqa: E402
 
 IDS = ("Ant-v5", "Humanoid-v5", "HumanoidStandup-v5", "Reacher-v5", "Pusher-v5")
 LONG = os.environ.get("MDVEC_V5_LONG", "") not in ("", "0")
@@ -220,9 +219,9 @@ def test_defaults_both_dtypes_next_and_same_step(task: str) -> None:
     """Default options, a short TimeLimit, reseeds; the falling tasks terminate (large actions)."""
     opts = {"max_episode_steps": SHORT[task]}
     scale = 3.0 if task == "Ant-v5" else 1.0
-    t1, terms1, truncs1 = run_against_gymnasium(task, opts, num_envs=3, steps=90, scale=scale, reseed_every=37,
+    _, terms1, truncs1 = run_against_gymnasium(task, opts, num_envs=3, steps=90, scale=scale, reseed_every=37,
                                                 seed=11)
-    t2, terms2, truncs2 = run_against_gymnasium(task, opts, num_envs=2, steps=70, scale=scale, mode="same_step",
+    _, terms2, truncs2 = run_against_gymnasium(task, opts, num_envs=2, steps=70, scale=scale, mode="same_step",
                                                 seed=2**63 + 5, rng_seed=1)
     assert truncs1 + truncs2 > 0
     if task in TERMINATES:
@@ -437,8 +436,9 @@ class _Regrouped:
 @pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
 @pytest.mark.parametrize("task", IDS)
 def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
-    import mdvec.gym  # noqa: F401 - registers the ids
     from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    import mdvec.gym  # noqa: F401 - registers the ids
     from mdvec.tools import contract
 
     autoreset = AutoresetMode[mode]

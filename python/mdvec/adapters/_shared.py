@@ -7,9 +7,9 @@ Nothing here imports gymnasium, so the core install can use it too.
 from __future__ import annotations
 
 import numbers
-import os
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

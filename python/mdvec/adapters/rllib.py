@@ -46,7 +46,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import mdvec.adapters.gym  # noqa: F401  (registers the mdvec/ ids with Gymnasium on every EnvRunner)
+import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
 
 DEFAULT_ENV_ID = mdvec.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")

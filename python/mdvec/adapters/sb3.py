@@ -10,7 +10,8 @@ infos (the task's info values as Python int/bool/float, ``TimeLimit.truncated``,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,9 +24,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
+from ..vecenv import VecEnv
 from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from .gym.env import action_box, obs_box
-from ..vecenv import VecEnv
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
 

@@ -56,7 +56,7 @@ class TaskConfig:
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
 
     @classmethod
-    def from_kwargs(cls, **cfg: Any) -> "TaskConfig":
+    def from_kwargs(cls, **cfg: Any) -> TaskConfig:
         """Build a config from keyword arguments, naming any unknown keyword."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(cfg) - known)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import numbers
 import os
@@ -57,7 +58,7 @@ class ProcVecEnv:
         self.info_keys = info_keys(probe.cfg.reward)
         self._dtypes = info_dtypes(self.info_keys)
         bounds = np.linspace(0, num_envs, workers + 1).astype(int)
-        self._blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        self._blocks = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         ctx = mp.get_context("spawn")
         self._conns: list[Connection] = []
         self._procs = []
@@ -110,7 +111,7 @@ class ProcVecEnv:
         if self.closed:
             raise RuntimeError("ProcVecEnv is closed")
 
-    def __enter__(self) -> "ProcVecEnv":
+    def __enter__(self) -> ProcVecEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -119,5 +120,5 @@ class ProcVecEnv:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - __del__ must not raise (interpreter shutdown)
             pass

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -460,7 +460,7 @@ def machine_info() -> dict[str, Any]:
     allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"cores": os.cpu_count(), "cpus_allowed": allowed, "loadavg": list(os.getloadavg()),
             "cpu_model": _cpu_model(), "governor": _governor(), "platform": platform.platform(),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 def versions() -> dict[str, Any]:
@@ -551,7 +551,7 @@ def _open_backends(cells: list[Cell], s: Settings) -> dict[str, Backend]:
             backend.reset()
             live[cell.backend] = backend
             cell.notes = backend.notes
-        except Exception as exc:  # a backend that cannot run is reported, not fatal
+        except Exception as exc:  # noqa: BLE001 - a backend that cannot run is reported, not fatal
             cell.skipped = str(exc) if str(exc).startswith("skipped") else f"skipped: {type(exc).__name__}: {exc}"
             print(f"  {cell.backend}: {cell.skipped}", flush=True)
     return live
@@ -578,7 +578,7 @@ def run_config(index: int, workers: int, epw: int, s: Settings) -> list[Cell]:
         for name, backend in list(live.items()):
             try:
                 by_name[name].steps_per_window = backend.calibrate(probe, s.window_seconds)
-            except Exception as exc:  # one failing backend must not lose the others' results
+            except Exception as exc:  # noqa: BLE001 - one failing backend must not lose the others' results
                 _drop(live, by_name[name], f"failed in warmup: {type(exc).__name__}: {exc}", label)
         longest = max([by_name[k].steps_per_window for k in live] or [1])
         for r in range(s.rounds):
@@ -587,7 +587,7 @@ def run_config(index: int, workers: int, epw: int, s: Settings) -> list[Cell]:
                 cell = by_name[name]
                 try:
                     w = backend.run_window(actions[:cell.steps_per_window])
-                except Exception as exc:  # one failing backend must not lose the others' results
+                except Exception as exc:  # noqa: BLE001 - one failing backend must not lose the others' results
                     _drop(live, cell, f"failed in window {r + 1}: {type(exc).__name__}: {exc}", label)
                     continue
                 cell.windows.append(w)
@@ -793,7 +793,7 @@ def main(argv: list[str]) -> int:
     table_ratios = ratios(cells, s)
     skipped = sorted({f"{c.backend}: {c.skipped}" for c in cells if c.skipped})
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"sidebyside_{datetime.now(timezone.utc).strftime('%Y%m%d-%H%M%S')}"
+    stem = args.out / f"sidebyside_{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
     plot_status = "plot skipped: --no-plot" if args.no_plot else plot(cells, s, table_ratios, stem.with_suffix(".png"))
     report = {
         "tool": "mdvec.bench side-by-side", "date": before["date"], "machine": before, "machine_after": after,

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             row = hold_pose(rng, reward, args.seeds, args.episodes, args.backend)
             rows.append(row)
             inside = "  (inside 30-70%)" if 0.3 <= row["survival_mean"] <= 0.7 else ""
-            print(f"{str(rng):>12s} {reward:>6s} {row['return_mean']:8.1f} +/- {row['return_sd']:5.1f} "
+            print(f"{rng!s:>12s} {reward:>6s} {row['return_mean']:8.1f} +/- {row['return_sd']:5.1f} "
                   f"{100 * row['survival_mean']:7.1f}% +/- {100 * row['survival_sd']:4.1f} "
                   f"{time.perf_counter() - t0:6.1f}{inside}", flush=True)
     if args.json:

@@ -90,9 +90,9 @@ def _demo(args: argparse.Namespace) -> int:
         env.reset()
         zeros = np.zeros((env.num_envs, env.nu))
         steps, t0 = 0, time.perf_counter()
-        returns, done_returns, ret = [], [], np.zeros(env.num_envs)
+        done_returns, ret = [], np.zeros(env.num_envs)
         while time.perf_counter() - t0 < args.seconds:
-            _, reward, done, info = env.step(zeros)
+            _, reward, done, _ = env.step(zeros)
             ret += reward
             done_returns += ret[done].tolist()
             ret[done] = 0

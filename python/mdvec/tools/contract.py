@@ -24,9 +24,9 @@ import numpy as np
 
 from .._mjwarn import collected
 from ..gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
+from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..reference import DuckEnv
 from ..reference.vec_common import info_dtypes
-from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
@@ -609,9 +609,9 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
 
 def _gym_vector(case: Case, result: Result) -> None:
     import gymnasium
+    from gymnasium.vector import AutoresetMode
 
     import mdvec.adapters.gym  # noqa: F401 - registers the ids
-    from gymnasium.vector import AutoresetMode
 
     mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
             "disabled": AutoresetMode.DISABLED}[case.autoreset]

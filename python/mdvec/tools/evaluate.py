@@ -30,8 +30,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -157,7 +158,7 @@ def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episode
             "episodes": int(n * episodes), "steps": int(lengths.sum())}
 
 
-def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEEDS),
+def evaluate(policy_path: str | Path | None, seeds: Sequence[int] = DEFAULT_SEEDS,
              episodes: int = DEFAULT_EPISODES, variant: str = "default", task: dict[str, Any] | None = None,
              baseline: bool = True, env: str = "duck") -> dict[str, Any]:
     """Evaluate a policy file (None or "hold-pose": the baseline) and, unless told not to, the baseline: the

@@ -23,7 +23,6 @@ GIFs are written with Pillow (matplotlib's dependency); MP4 needs ffmpeg on PATH
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -173,7 +172,7 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
             for t in range(env.cfg.episode_len + 1):
                 if t > 0:
                     action = np.asarray(policy(obs[None, :]), dtype=np.float32)[0]
-                    obs, reward, done, info = env.step(action)
+                    obs, reward, _done, info = env.step(action)
                     stats["steps"] += 1
                     if cstate:
                         c_obs, c_reward, _, _ = cstate.cenv.step(action)

@@ -41,10 +41,10 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -131,7 +131,7 @@ class TrainConfig:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "TrainConfig":
+    def from_json(cls, d: dict[str, Any]) -> TrainConfig:
         d = dict(d)
         d["net"] = tuple(d["net"])
         d["task"] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.get("task", {}).items()}
@@ -170,9 +170,7 @@ def resolve_env(name: str) -> str:
 
 def _gym_option_kinds(env: str) -> dict[str, Any]:
     """A sample value per option of Gymnasium task ``env`` (its type is the option's): gymnasium.make's keywords."""
-    from ..gym_tasks import GYM_TASKS
-
-    from ..gym_tasks import option_types
+    from ..gym_tasks import GYM_TASKS, option_types
 
     sample = {"int": 0, "float": 0.0, "bool": False, "str": "", "range": (0.0, 0.0), "irange": (0, 0), "choice": ""}
     kinds: dict[str, Any] = {name: sample[t] for name, t in option_types(env).items()}
@@ -405,7 +403,7 @@ TRAIN_KEYS = ("approx_kl", "clip_fraction", "entropy_loss", "explained_variance"
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "?"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
@@ -471,7 +469,7 @@ class Run:
             try:
                 plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on {_env_name(self.cfg)}, {self.cfg.backend}, "
                            f"{self.cfg.envs} envs, seed {self.cfg.seed}")
-            except Exception as exc:  # a plot is never worth losing a run
+            except Exception as exc:  # noqa: BLE001 - a plot is never worth losing a run
                 self.plot_ok = False
                 print(f"train: no curve.png for this run ({type(exc).__name__}: {exc}); curve.json and "
                       "curve.csv hold the data", file=sys.stderr)

@@ -30,5 +30,17 @@ register_builtin()
 DuckBalanceEnv = TASKS[DUCK_ID].env_class  # type: ignore[attr-defined]
 DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class  # type: ignore[attr-defined]
 
-__all__ = ["AutoresetMode", "CCore", "DUCK_ID", "DuckBalanceEnv", "DuckBalanceVectorEnv", "DuckReferenceCore",
-           "GymReferenceCore", "MdvecTaskEnv", "MdvecVectorEnv", "TASKS", "TaskEntry", "register_task"]
+__all__ = [
+    "DUCK_ID",
+    "TASKS",
+    "AutoresetMode",
+    "CCore",
+    "DuckBalanceEnv",
+    "DuckBalanceVectorEnv",
+    "DuckReferenceCore",
+    "GymReferenceCore",
+    "MdvecTaskEnv",
+    "MdvecVectorEnv",
+    "TaskEntry",
+    "register_task",
+]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium
 
@@ -131,5 +132,5 @@ def register_builtin() -> None:
             continue
         try:
             _register_catalogue_task(task)
-        except Exception as exc:  # one task's bad declaration must not break `import mdvec`
+        except Exception as exc:  # noqa: BLE001 - one task's bad declaration must not break `import mdvec`
             warnings.warn(f"mdvec.gym: could not register task {task!r}: {exc}", stacklevel=2)

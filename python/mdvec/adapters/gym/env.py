@@ -14,7 +14,8 @@ so ``reset()`` is deterministic from construction on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -192,7 +193,7 @@ class MdvecTaskEnv(gymnasium.Env):
     """
 
     entry: TaskEntry  # set on each registered subclass
-    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}  # noqa: RUF012 - as gymnasium.Env
 
     def __init__(self, backend: str = "c", render_mode: str | None = None, seed: int = 0, width: int = 480,
                  height: int = 480, camera: int | str | None = None, **options: Any) -> None:
