@@ -49,5 +49,20 @@ def _register_gymnasium_ids() -> None:
 
 _register_gymnasium_ids()
 
-__all__ = ["Env", "MdvecError", "NumpyDot", "NumpyDotWarning", "OptionInfo", "Spec", "VecEnv", "episode_params",
-           "make", "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]
+__all__ = [
+    "Env",
+    "MdvecError",
+    "NumpyDot",
+    "NumpyDotWarning",
+    "OptionInfo",
+    "Spec",
+    "VecEnv",
+    "episode_params",
+    "make",
+    "numpy_dot",
+    "task_constants",
+    "task_names",
+    "task_options",
+    "task_summary",
+    "task_uses_numpy_dot",
+]

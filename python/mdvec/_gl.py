@@ -26,10 +26,12 @@ _failure: list[str] = []  # the process's first GL failure (mujoco cannot retry 
 
 
 def _hint(backend: str, exc: BaseException) -> str:
-    return (f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}). "
-            "Rendering needs one of: EGL (libEGL from the GPU driver or Mesa, e.g. apt install libegl1 libgl1; "
-            "used when MUJOCO_GL is unset and there is no display), MUJOCO_GL=osmesa (libOSMesa), or "
-            "MUJOCO_GL=glfw with a display. The environment was not changed.")
+    return (
+        f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}). "
+        "Rendering needs one of: EGL (libEGL from the GPU driver or Mesa, e.g. apt install libegl1 libgl1; "
+        "used when MUJOCO_GL is unset and there is no display), MUJOCO_GL=osmesa (libOSMesa), or "
+        "MUJOCO_GL=glfw with a display. The environment was not changed."
+    )
 
 
 def has_display() -> bool:

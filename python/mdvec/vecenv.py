@@ -60,8 +60,14 @@ def task_hooks(task: str) -> ModuleType | None:
     name = TASK_HOOKS.get(task) or (GYM_HOOKS if is_gymnasium_id(task_meta(task, "reference")) else None)
     return importlib.import_module(name) if name else None
 
-_NP_DTYPE = {_lib.DTYPE_F32: np.dtype(np.float32), _lib.DTYPE_F64: np.dtype(np.float64),
-             _lib.DTYPE_I64: np.dtype(np.int64), _lib.DTYPE_BOOL: np.dtype(bool), _lib.DTYPE_ACTION: "action"}
+
+_NP_DTYPE = {
+    _lib.DTYPE_F32: np.dtype(np.float32),
+    _lib.DTYPE_F64: np.dtype(np.float64),
+    _lib.DTYPE_I64: np.dtype(np.int64),
+    _lib.DTYPE_BOOL: np.dtype(bool),
+    _lib.DTYPE_ACTION: "action",
+}
 _MODE_NAME = {v: k for k, v in _lib.AUTORESET.items()}
 _KIND_NAME = {_lib.KIND_FLOAT: "float", _lib.KIND_NUMPY: "numpy", _lib.KIND_INT: "int", _lib.KIND_BOOL: "bool"}
 
@@ -88,10 +94,17 @@ def _is_real(value: Any) -> bool:
 
 
 # The library's messages name its C calls; the binding's errors name the Python ones.
-_PY_NAMES = {"mdvec_reset_with_params": "reset_with_params()", "mdvec_reset_envs": "reset_envs()",
-             "mdvec_reset": "reset()", "mdvec_step_typed": "step()", "mdvec_step": "step()",
-             "mdvec_get_state": "get_state()", "mdvec_seed": "reset(seed=...)", "mdvec_create": "VecEnv()",
-             "mdvec_config_default": "VecEnv()"}
+_PY_NAMES = {
+    "mdvec_reset_with_params": "reset_with_params()",
+    "mdvec_reset_envs": "reset_envs()",
+    "mdvec_reset": "reset()",
+    "mdvec_step_typed": "step()",
+    "mdvec_step": "step()",
+    "mdvec_get_state": "get_state()",
+    "mdvec_seed": "reset(seed=...)",
+    "mdvec_create": "VecEnv()",
+    "mdvec_config_default": "VecEnv()",
+}
 
 
 def _python_message(message: str, call: str | None = None) -> str:
@@ -108,6 +121,7 @@ def _text(value: bytes | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------- catalogue
 
+
 @dataclass(frozen=True)
 class OptionInfo:
     """One option a task declares: name, type ("int", "float", "bool", "str", "range", "irange",
@@ -122,8 +136,15 @@ class OptionInfo:
     help: str
 
 
-_TYPE_NAME = {_lib.OPT_INT: "int", _lib.OPT_DOUBLE: "float", _lib.OPT_BOOL: "bool", _lib.OPT_STRING: "str",
-              _lib.OPT_RANGE: "range", _lib.OPT_IRANGE: "irange", _lib.OPT_CHOICE: "choice"}
+_TYPE_NAME = {
+    _lib.OPT_INT: "int",
+    _lib.OPT_DOUBLE: "float",
+    _lib.OPT_BOOL: "bool",
+    _lib.OPT_STRING: "str",
+    _lib.OPT_RANGE: "range",
+    _lib.OPT_IRANGE: "irange",
+    _lib.OPT_CHOICE: "choice",
+}
 
 
 def _c_task(task: str | None) -> bytes | None:
@@ -159,14 +180,18 @@ def numpy_refusal(task: str) -> str:
     numpy, or "" when it is not: below NUMPY_FLOOR numpy computes Gymnasium's expressions otherwise."""
     if _NUMPY >= NUMPY_FLOOR:
         return ""
-    why = ("numpy 1.x's value-based casting turns Gymnasium's float32 terms (weight * "
-           "np.sum(np.square(float32_action))) into float64, where numpy 2 (NEP 50) keeps float32"
-           if _NUMPY < (2, 0) else
-           "numpy 2.0's np.clip(-0.0, 0.0, 0.0) is +0.0 where numpy >= 2.1 keeps -0.0 (the contact costs of "
-           "Ant, Humanoid and HumanoidStandup)")
-    return (f"{task}: equal to its reference bit for bit only under numpy >= {NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}, and "
-            f"this process runs numpy {np.__version__}: {why}, so rewards and info would differ from Gymnasium's. "
-            f"Install a newer numpy (pip install 'numpy>={NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}')")
+    why = (
+        "numpy 1.x's value-based casting turns Gymnasium's float32 terms (weight * "
+        "np.sum(np.square(float32_action))) into float64, where numpy 2 (NEP 50) keeps float32"
+        if _NUMPY < (2, 0)
+        else "numpy 2.0's np.clip(-0.0, 0.0, 0.0) is +0.0 where numpy >= 2.1 keeps -0.0 (the contact costs of "
+        "Ant, Humanoid and HumanoidStandup)"
+    )
+    return (
+        f"{task}: equal to its reference bit for bit only under numpy >= {NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}, and "
+        f"this process runs numpy {np.__version__}: {why}, so rewards and info would differ from Gymnasium's. "
+        f"Install a newer numpy (pip install 'numpy>={NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}')"
+    )
 
 
 def task_uses_numpy_dot(task: str | None = None) -> bool:
@@ -215,8 +240,17 @@ def task_options(task: str | None = None) -> tuple[OptionInfo, ...]:
             raise MdvecError(_lib.ERR_ARG, f"task_options: option {k} of {task!r} unavailable")
         type_ = _TYPE_NAME[o.type]
         choices = tuple(_text(o.choices).split("|")) if o.choices else ()
-        out.append(OptionInfo(o.name.decode(), type_, _parse_default(type_, _text(o.default)), o.lo, o.hi, choices,
-                              _text(o.help) or ""))
+        out.append(
+            OptionInfo(
+                o.name.decode(),
+                type_,
+                _parse_default(type_, _text(o.default)),
+                o.lo,
+                o.hi,
+                choices,
+                _text(o.help) or "",
+            )
+        )
     return tuple(out)
 
 
@@ -282,6 +316,7 @@ def _option_text(o: OptionInfo, value: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------------- spec
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -376,9 +411,19 @@ class _Handle:
     (see ``_Memory``): after ``close()`` they hold their last contents until they are garbage.
     """
 
-    def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
-                 task: str | None, variant: str, model: str | Path | None, options: dict[str, Any],
-                 on_error: str = "raise") -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int,
+        threads: int | None,
+        allow_overcommit: bool,
+        autoreset: str,
+        task: str | None,
+        variant: str,
+        model: str | Path | None,
+        options: dict[str, Any],
+        on_error: str = "raise",
+    ) -> None:
         if not _is_int(num_envs) or not 0 < num_envs <= _INT_MAX:
             raise ValueError(f"num_envs: must be an integer in [1, {_INT_MAX}], got {num_envs!r}")
         if threads is not None and (not _is_int(threads) or not 0 < threads <= _INT_MAX):
@@ -406,8 +451,9 @@ class _Handle:
             raise TypeError(f"unknown option(s) {unknown} for task {task!r}; its options are {list(declared)}")
         texts = {name: _option_text(declared[name], value) for name, value in options.items()}
         self.options = {name: o.default for name, o in declared.items()}
-        self.options.update({name: (tuple(v) if declared[name].type in ("range", "irange") else v)
-                             for name, v in options.items()})
+        self.options.update(
+            {name: (tuple(v) if declared[name].type in ("range", "irange") else v) for name, v in options.items()}
+        )
         keep = [(name.encode(), None if text is None else text.encode()) for name, text in texts.items()]
         opts = (_lib.Option * max(len(keep), 1))(*[_lib.Option(n, v) for n, v in keep])
 
@@ -457,9 +503,26 @@ class _Handle:
         low = np.ctypeslib.as_array(L.mdvec_action_low(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         high = np.ctypeslib.as_array(L.mdvec_action_high(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         obs_dtype = _NP_DTYPE[s.obs_dtype]
-        self.spec = Spec(task, n, s.threads, d, obs_dtype, a, low, high, tuple(fields), s.max_episode_steps, s.nq,
-                         s.nv, _MODE_NAME[s.autoreset], self.options, self.on_error, s.dt, tuple(kinds),
-                         _KIND_NAME[s.reward_kind])
+        self.spec = Spec(
+            task,
+            n,
+            s.threads,
+            d,
+            obs_dtype,
+            a,
+            low,
+            high,
+            tuple(fields),
+            s.max_episode_steps,
+            s.nq,
+            s.nv,
+            _MODE_NAME[s.autoreset],
+            self.options,
+            self.on_error,
+            s.dt,
+            tuple(kinds),
+            _KIND_NAME[s.reward_kind],
+        )
         self.model_file = _text(s.model_path)
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)
@@ -497,8 +560,11 @@ class _Handle:
         caller at a time), RuntimeError when closed. close() takes the same lock, so it waits for a call
         running in another thread instead of freeing the envs under it."""
         if not self.lock.acquire(blocking=False):
-            raise MdvecError(_lib.ERR_STATE, f"{call}: concurrent call: another thread is using or closing this "
-                             "environment; use one environment from one thread at a time")
+            raise MdvecError(
+                _lib.ERR_STATE,
+                f"{call}: concurrent call: another thread is using or closing this "
+                "environment; use one environment from one thread at a time",
+            )
         if self.ptr is None:
             self.lock.release()
             raise RuntimeError("mdvec: the environment is closed")
@@ -524,8 +590,13 @@ class _Handle:
 
     def _step(self, ptr: ctypes.c_void_p, actions: Any, then: Callable[[np.ndarray], Any] | None) -> Any:
         a = actions
-        if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous and a.flags.aligned
-                and (a.dtype == self._f32 or a.dtype == self._f64)):
+        if not (
+            type(a) is np.ndarray
+            and a.shape == self.act_shape
+            and a.flags.c_contiguous
+            and a.flags.aligned
+            and (a.dtype == self._f32 or a.dtype == self._f64)
+        ):
             a = np.asarray(actions)
             if a.dtype.kind != "f":  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
                 raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
@@ -598,6 +669,7 @@ class _Handle:
             raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
         if not 0 <= sig < 2**32:
             raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
+
         def state() -> np.ndarray:
             size = lib().mdvec_state_size(self.ptr, int(sig))
             out = np.zeros(size, np.float64)
@@ -614,15 +686,39 @@ class _Handle:
             return Path(self.hooks.builtin_model(self.options))
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
-    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "error_flags",
-              "warnings", "info", "reset_info")
+    _VIEWS = (
+        "obs",
+        "final_obs",
+        "reward",
+        "terminated",
+        "truncated",
+        "done",
+        "reset_flags",
+        "error_flags",
+        "warnings",
+        "info",
+        "reset_info",
+    )
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the zero-copy views (see VecEnv.buffers)."""
-        return self.read("buffers", lambda: {
-            "obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
-            "terminated": self.terminated, "truncated": self.truncated, "done": self.done, "reset": self.reset_flags,
-            "error": self.error_flags, "warnings": self.warnings, "info": self.info, "reset_info": self.reset_info})
+        return self.read(
+            "buffers",
+            lambda: {
+                "obs": self.obs,
+                "final_obs": self.final_obs,
+                "terminal_obs": self.final_obs,
+                "reward": self.reward,
+                "terminated": self.terminated,
+                "truncated": self.truncated,
+                "done": self.done,
+                "reset": self.reset_flags,
+                "error": self.error_flags,
+                "warnings": self.warnings,
+                "info": self.info,
+                "reset_info": self.reset_info,
+            },
+        )
 
     def error_count(self) -> int:
         """MuJoCo errors raised in the envs since creation."""
@@ -683,10 +779,12 @@ class _HandleOwner:
             self._h.close()
 
     def _not_copyable(self, *args: object) -> Any:
-        raise TypeError(f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
-                        "and a copy sharing them would close them when it goes. Make another one with the same "
-                        "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
-                        "reset with the same seed")
+        raise TypeError(
+            f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
+            "and a copy sharing them would close them when it goes. Make another one with the same "
+            "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
+            "reset with the same seed"
+        )
 
     __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = __getstate__ = _not_copyable
 
@@ -748,13 +846,25 @@ class VecEnv(_HandleOwner):
       or "forkserver" start methods).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
-                 allow_overcommit: bool = False, variant: str = "default",
-                 model: str | Path | None = None, *, task: str | None = None, autoreset_mode: str = "same_step",
-                 workers: int | None = None, on_error: str = "raise", **options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        threads: int | None = None,
+        allow_overcommit: bool = False,
+        variant: str = "default",
+        model: str | Path | None = None,
+        *,
+        task: str | None = None,
+        autoreset_mode: str = "same_step",
+        workers: int | None = None,
+        on_error: str = "raise",
+        **options: Any,
+    ) -> None:
         threads = _same_count("threads", threads, "workers", workers)
-        self._h = _Handle(num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options,
-                          on_error)
+        self._h = _Handle(
+            num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options, on_error
+        )
         s = self._h.spec
         self.num_envs, self.nu, self.obs_dim, self.threads = s.num_envs, s.act_dim, s.obs_dim, s.threads
         self.info_keys = self._h.info_keys
@@ -860,16 +970,26 @@ class Env(_HandleOwner):
     Threads and processes: as for ``VecEnv`` (one thread at a time, overlapping calls raise
     ``MdvecError``; an Env created before ``os.fork()`` refuses calls in the child)."""
 
-    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, *,
-                 task: str | None = None, on_error: str = "raise", **options: Any) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        variant: str = "default",
+        model: str | Path | None = None,
+        *,
+        task: str | None = None,
+        on_error: str = "raise",
+        **options: Any,
+    ) -> None:
         self._h = _Handle(1, seed, 1, False, "disabled", task, variant, model, options, on_error)
         self._error_info = on_error == "end_episode"
         s = self._h.spec
         self.nu, self.obs_dim, self.nbody = s.act_dim, s.obs_dim, self._h.dims.nbody
         self.cfg = self._h.config
         self.info_keys = self._h.info_keys
-        self._types = [(k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
-                       for k, dt, w in s.info_fields]
+        self._types = [
+            (k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
+            for k, dt, w in s.info_fields
+        ]
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Start a new episode from the env's generator (reseeded when seed is given)."""

@@ -33,8 +33,11 @@ class EpisodeParams:
 
     def validate(self, nu: int, nbody: int, episode_len: int) -> None:
         """Raise ValueError naming the first field that is malformed."""
-        arrays = {"qpos": (self.qpos, (nu,)), "qvel": (self.qvel, (nu,)),
-                  "push_vel": (self.push_vel, (len(self.push_steps), 2))}
+        arrays = {
+            "qpos": (self.qpos, (nu,)),
+            "qvel": (self.qvel, (nu,)),
+            "push_vel": (self.push_vel, (len(self.push_steps), 2)),
+        }
         if self.dr is not None:
             arrays["dr.servo"] = (self.dr.servo, (5,))
             arrays["dr.mass_scale"] = (self.dr.mass_scale, (nbody - 1,))

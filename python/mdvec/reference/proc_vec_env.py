@@ -45,8 +45,16 @@ class ProcVecEnv:
     ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (docs/duck_task.md section 6).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, *,
-                 threads: int | None = None, allow_overcommit: bool = False, **cfg: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        workers: int | None = None,
+        *,
+        threads: int | None = None,
+        allow_overcommit: bool = False,
+        **cfg: Any,
+    ) -> None:
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
         workers = same_count("workers", workers, "threads", threads)

@@ -87,8 +87,13 @@ class CCore:
         self.venv.step_into_buffers(action.reshape(1, -1))
         b = self._buf
         info = self._info(b["info"], self._step_fields, action.dtype)
-        return (b["obs"][0].copy(), self._reward_type(b["reward"][0]), bool(b["terminated"][0]),
-                bool(b["truncated"][0]), info)
+        return (
+            b["obs"][0].copy(),
+            self._reward_type(b["reward"][0]),
+            bool(b["terminated"][0]),
+            bool(b["truncated"][0]),
+            info,
+        )
 
     def physics(self) -> tuple[Any, Any]:
         import mujoco
@@ -195,12 +200,22 @@ class MdvecTaskEnv(gymnasium.Env):
     entry: TaskEntry  # set on each registered subclass
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}  # noqa: RUF012 - as gymnasium.Env
 
-    def __init__(self, backend: str = "c", render_mode: str | None = None, seed: int = 0, width: int = 480,
-                 height: int = 480, camera: int | str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        backend: str = "c",
+        render_mode: str | None = None,
+        seed: int = 0,
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        **options: Any,
+    ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         seed = check_seed(seed)
         if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
             camera = options.get("camera_name", options.get("camera_id"))
