@@ -80,7 +80,7 @@ def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
 
 
 def run_episodes(
-    policy: Policy, seeds: list[int], episodes: int, variant: str = "default", task: dict[str, Any] | None = None
+    policy: Policy, seeds: Sequence[int], episodes: int, variant: str = "default", task: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed (seeds in lockstep, batched policy calls); return the metrics."""
     from ..reference import DuckEnv
@@ -130,7 +130,7 @@ def run_episodes(
 
 
 def run_task_episodes(
-    policy: Policy | None, env: str, seeds: list[int], episodes: int, options: dict[str, Any] | None = None
+    policy: Policy | None, env: str, seeds: Sequence[int], episodes: int, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
     once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls).
