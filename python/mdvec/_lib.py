@@ -311,5 +311,5 @@ def load() -> ctypes.CDLL:
         raise ImportError(
             f"mdvec: {paths[0]} refuses sizeof(mdvec_config_t) {ctypes.sizeof(Config)} as this binding declares it"
         )
-    lib.path = paths[0]
+    lib.path = paths[0]  # type: ignore[attr-defined]  # the file it came from (mdvec-config, tests)
     return lib

@@ -82,16 +82,16 @@ class NumpyDot:
 def _core_extension() -> str:
     """Return the file of numpy's core extension module (it links numpy's BLAS)."""
     try:
-        from numpy._core import _multiarray_umath as core  # numpy >= 2
+        from numpy._core import _multiarray_umath as core  # type: ignore[attr-defined]  # numpy >= 2 (not in its stubs)
     except ImportError:  # numpy 1.x
-        from numpy.core import _multiarray_umath as core  # type: ignore[no-redef]
+        from numpy.core import _multiarray_umath as core
     return str(core.__file__)
 
 
 def _blas_config() -> str:
     """numpy's own words on its BLAS (numpy.show_config's 'blas' entry), or 'unknown'."""
     try:
-        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]  # type: ignore[attr-defined]
+        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]
     except (AttributeError, KeyError, TypeError):
         return "unknown"
     parts = [str(blas.get(k)) for k in ("name", "version", "openblas configuration") if blas.get(k)]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def task_hooks(task: str) -> ModuleType | None:
     return importlib.import_module(name) if name else None
 
 
-_NP_DTYPE = {
+_NP_DTYPE: dict[int, Any] = {
     _lib.DTYPE_F32: np.dtype(np.float32),
     _lib.DTYPE_F64: np.dtype(np.float64),
     _lib.DTYPE_I64: np.dtype(np.int64),
@@ -239,7 +239,7 @@ def task_options(task: str | None = None) -> tuple[OptionInfo, ...]:
         if L.mdvec_task_option(task.encode(), k, ctypes.byref(o)) != _lib.OK:
             raise MdvecError(_lib.ERR_ARG, f"task_options: option {k} of {task!r} unavailable")
         type_ = _TYPE_NAME[o.type]
-        choices = tuple(_text(o.choices).split("|")) if o.choices else ()
+        choices = tuple(o.choices.decode().split("|")) if o.choices else ()
         out.append(
             OptionInfo(
                 o.name.decode(),
@@ -477,15 +477,16 @@ class _Handle:
         if code != _lib.OK:
             raise _lib.error(code, _python_message(err.value.decode()))
         self.ptr = handle
-        self.memory = _Memory(handle)
+        memory = _Memory(handle)
+        self.memory: _Memory | None = memory  # None once closed
         self._step_fn = L.mdvec_step_typed
-        self._map(task)
+        self._map(task, memory)
         refusal = numpy_refusal(task) if any(dtype == "action" for _, dtype, _ in self.spec.info_fields) else ""
         if refusal:
             self.close()
             raise MdvecError(_lib.ERR_CONFIG, refusal)
 
-    def _map(self, task: str) -> None:
+    def _map(self, task: str, m: _Memory) -> None:
         """Read the spec and map every buffer."""
         L, h = lib(), self.ptr
         s = _lib.Spec(struct_size=ctypes.sizeof(_lib.Spec))
@@ -527,7 +528,6 @@ class _Handle:
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)
         obs_ctype = ctypes.c_float if obs_dtype == np.float32 else ctypes.c_double
-        m = self.memory
         self.obs = _view(m, L.mdvec_obs_data(h), obs_ctype, (n, d))
         self.final_obs = _view(m, L.mdvec_final_obs_data(h), obs_ctype, (n, d))
         self.reward = _view(m, _address(L.mdvec_reward(h)), ctypes.c_double, (n,))
@@ -656,7 +656,7 @@ class _Handle:
         del keep
         return out
 
-    def get_state(self, i: int, sig: int) -> np.ndarray:
+    def get_state(self, i: int, sig: Any) -> np.ndarray:
         """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
         self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
@@ -877,14 +877,15 @@ class VecEnv(_HandleOwner):
         ``seed``: None (continue each env's generator), an int s (env i reseeded with s + i, as
         Gymnasium's vector envs) or a list of N ints/None.
         """
-        seeds = None
+        seeds: Any = None  # None, or N ints/None
         if seed is not None:
             if not _is_int(seed) and (isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__")):
                 raise TypeError(f"seed: expected None, an int or a list of {self.num_envs} ints/None, got {seed!r}")
             if _is_int(seed):
-                if not 0 <= int(seed) <= 2**64 - self.num_envs:
+                start = int(cast(SupportsInt, seed))  # a Python or numpy integer
+                if not 0 <= start <= 2**64 - self.num_envs:
                     raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")
-                seeds = [int(seed) + i for i in range(self.num_envs)]
+                seeds = [start + i for i in range(self.num_envs)]
             else:
                 seeds = seed
         return self._h.reset_envs(mask=mask, seeds=seeds, then=lambda: self._h.obs.copy())

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 
@@ -171,13 +171,14 @@ class VectorEnv:
             return {}
         cat_mask = {}
         for bits in self._cat_rows:
-            use_s, use_r = s_any and bits & STEP, r_any and bits & RESET
-            if use_s and use_r:
-                cat_mask[bits] = step | reset
-            elif use_s:
-                cat_mask[bits] = step
-            elif use_r:
-                cat_mask[bits] = reset
+            use_s = step if s_any and bits & STEP else None
+            use_r = reset if r_any and bits & RESET else None
+            if use_s is not None and use_r is not None:
+                cat_mask[bits] = use_s | use_r
+            elif use_s is not None:
+                cat_mask[bits] = use_s
+            elif use_r is not None:
+                cat_mask[bits] = use_r
         if not cat_mask:
             return {}
         masks = np.zeros((self._n_info, self.num_envs), np.bool_)
@@ -213,7 +214,7 @@ class VectorEnv:
         seeds = vector_seeds(seed, self.num_envs)
         mask = _reset_mask(options, self.num_envs)
         if is_int(seed):
-            self._seeded(int(seed))
+            self._seeded(int(cast(SupportsInt, seed)))  # a Python or numpy integer
         self._env.reset_envs(mask=mask, seeds=seeds)
         reset = self._all if mask is None else mask
         self._finished[reset] = False
@@ -269,7 +270,7 @@ class VectorEnv:
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
-            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def close(self, **kwargs: Any) -> None:
@@ -297,7 +298,7 @@ def resolve_task(name: str) -> tuple[str, str]:
     from .vecenv import task_meta, task_names
 
     tasks = task_names()
-    ids = {task_meta(t, "id"): t for t in tasks if task_meta(t, "id")}
+    ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
     if not isinstance(name, str):
         raise TypeError(f"task: expected a task name or id, got {type(name).__name__} {name!r}")
     if name in tasks:

@@ -48,7 +48,7 @@ import numpy as np
 
 import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
 
-DEFAULT_ENV_ID = mdvec.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
+DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")
 EVAL_SEED_OFFSET = 10**6  # what RLlib adds to the seed of an evaluation EnvRunner (ray/rllib/env/env_runner.py)
 

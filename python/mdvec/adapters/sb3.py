@@ -11,7 +11,7 @@ infos (the task's info values as Python int/bool/float, ``TimeLimit.truncated``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
             int(spec.num_envs), obs_box(spec.obs_dim, spec.obs_dtype), action_box(spec.action_low, spec.action_high)
         )
         self._buf = self._env.buffers()
-        self._shape = (self.num_envs, *self.action_space.shape)
+        self._shape = (self.num_envs, *cast(tuple[int, ...], self.action_space.shape))  # a Box's
         self._actions: np.ndarray | None = None
         keys = info_keys(spec.info_fields)
         self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
@@ -157,7 +157,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
-            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def get_images(self) -> Sequence[np.ndarray | None]:

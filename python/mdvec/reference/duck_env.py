@@ -75,6 +75,7 @@ class DuckEnv:
         rng, cfg, info = self._rng, self.cfg, self.info
         factors, latency, init_noise, noise_scale = None, cfg.latency, cfg.init_noise, 1.0
         if cfg.dr:
+            assert self._fits is not None  # loaded with cfg.dr
             factors, latency, init_noise, noise_scale = dr.draw(rng, self._fits, self.model.nbody)
         qpos, qvel = info.q_home.copy(), np.zeros(info.nu)
         if init_noise > 0:
@@ -168,6 +169,7 @@ class DuckEnv:
         raw[6 + nu : 6 + 2 * nu] = d.qvel[info.dadr]
         raw[6 + 2 * nu :] = a
         if self.cfg.sensor_noise:
+            assert self.params is not None  # set by every reset
             raw[: 6 + 2 * nu] += self.params.noise_scale * self._std * self._rng.standard_normal(6 + 2 * nu)
         return (raw * self._scale).astype(np.float32)
 

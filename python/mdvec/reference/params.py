@@ -53,8 +53,8 @@ class EpisodeParams:
         scalars = {"init_noise": self.init_noise, "noise_scale": self.noise_scale}
         if self.dr is not None:
             scalars["dr.floor_friction"] = self.dr.floor_friction
-        for name, value in scalars.items():
-            if not np.isfinite(value) or value < 0:
-                raise ValueError(f"params.{name}: must be finite and >= 0, got {value!r}")
+        for name, scalar in scalars.items():
+            if not np.isfinite(scalar) or scalar < 0:
+                raise ValueError(f"params.{name}: must be finite and >= 0, got {scalar!r}")
         if int(self.latency) != self.latency or self.latency < 0:
             raise ValueError(f"params.latency: must be a non-negative integer, got {self.latency!r}")

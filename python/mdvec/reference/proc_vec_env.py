@@ -7,6 +7,7 @@ import multiprocessing as mp
 import numbers
 import os
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,12 @@ class ProcVecEnv:
     ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (docs/duck_task.md section 6).
     """
 
+    num_envs: int
+    nu: int
+    obs_dim: int
+    info_keys: tuple[str, ...]
+    closed: bool
+
     def __init__(
         self,
         num_envs: int,
@@ -64,12 +71,12 @@ class ProcVecEnv:
         probe = DuckEnv(seed=seed, **cfg)  # validates cfg in this process, before any worker starts
         self.num_envs, self.nu, self.obs_dim = num_envs, probe.nu, probe.obs_dim
         self.info_keys = info_keys(probe.cfg.reward)
-        self._dtypes = info_dtypes(self.info_keys)
+        self._dtypes: dict[str, type] = info_dtypes(self.info_keys)
         bounds = np.linspace(0, num_envs, workers + 1).astype(int)
-        self._blocks = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        self._blocks: list[tuple[int, int]] = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         ctx = mp.get_context("spawn")
         self._conns: list[Connection] = []
-        self._procs = []
+        self._procs: list[BaseProcess] = []
         for lo, hi in self._blocks:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_worker, args=(child, [int(seed) + i for i in range(lo, hi)], cfg), daemon=True)
@@ -96,7 +103,9 @@ class ProcVecEnv:
         obs = np.stack([r[0] for r in rows])
         reward = np.array([r[1] for r in rows], dtype=np.float64)
         done = np.array([r[2] for r in rows], dtype=bool)
-        info = {k: np.array([r[3][k] for r in rows], dtype=self._dtypes[k]) for k in self.info_keys}
+        info: dict[str, np.ndarray] = {
+            k: np.array([r[3][k] for r in rows], dtype=self._dtypes[k]) for k in self.info_keys
+        }
         info["terminal_obs"] = np.stack([r[4] for r in rows])
         return obs, reward, done, info
 

@@ -55,7 +55,7 @@ from ..reference.model import inspect, load, resolve_path
 try:
     import gymnasium
 except ImportError:  # the gymnasium backend is skipped; everything else runs
-    gymnasium = None
+    gymnasium = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[2]  # the source checkout (bench/, build*/), when run from one
 DEFAULT_OUT = Path("mdvec-bench-results")  # relative: under the current directory
@@ -939,7 +939,7 @@ def main(argv: list[str]) -> int:
             "order": "alternating windows, one per backend per round",
             "task": asdict(TaskConfig()),
         },
-        "backends": {b: BACKEND_CLASSES[b].__doc__.splitlines()[0] for b in s.backends},
+        "backends": {b: (BACKEND_CLASSES[b].__doc__ or "").splitlines()[0] for b in s.backends},
         "skipped": skipped,
         "results": [c.to_json() for c in cells],
         "ratios": table_ratios,

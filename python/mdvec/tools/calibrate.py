@@ -25,7 +25,7 @@ def hold_pose(
     steps = TaskConfig().episode_len * episodes
     returns, survivals = [], []
     for seed in range(seeds):
-        cfg = dict(push_speed=push_speed, reward=reward)
+        cfg: dict[str, Any] = dict(push_speed=push_speed, reward=reward)
         if backend == "c":
             from ..vecenv import VecEnv
 

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -438,7 +438,7 @@ def task_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 # reference single env (gymnasium.make_vec(..., vectorization_mode="sync", backend="reference") and
 # SB3's DummyVecEnv), same seeds, same actions, every output compared bit for bit with its dtype.
 
-GYM_ID = task_meta(DUCK, "id")  # "mdvec/DuckBalance-v0", as the duck declares it
+GYM_ID = task_meta(DUCK, "id") or ""  # "mdvec/DuckBalance-v0", as the duck declares it
 # Short episodes so that autoresets come often; noise on so that seeding shows in every value.
 GYM_OPTIONS: dict[str, Any] = {"episode_len": 24, "push_window": (2, 20), "sensor_noise": True, "init_noise": 0.02}
 
@@ -881,10 +881,11 @@ def _v5_vector(case: Case, result: Result) -> None:
         "same_step": AutoresetMode.SAME_STEP,
         "disabled": AutoresetMode.DISABLED,
     }[case.autoreset]
+    ref_kwargs: dict[str, Any]
     if case.task in GYM_TASKS:  # Gymnasium's own env, or mdvec's Python reference of the task
         ref_id, ref_kwargs, env_id = GYM_TASKS[case.task].gym_id, {}, GYM_TASKS[case.task].env_id
     else:
-        env_id = task_meta(case.task, "id")
+        env_id = task_meta(case.task, "id") or ""
         ref_id, ref_kwargs = env_id, {"backend": "reference"}
     ref = gymnasium.make_vec(
         ref_id,
@@ -914,7 +915,7 @@ def _v5_vector(case: Case, result: Result) -> None:
             else:
                 result.info_mismatches += 1
                 result.first_mismatch = result.first_mismatch or f"{what}: {a!r} vs {b!r}"
-        space = ref.single_action_space
+        space = cast(gymnasium.spaces.Box, ref.single_action_space)
         actions = _bounded_actions(space.low, space.high)
         for run in range(case.episodes):  # each run of the script seeded differently
             seed = case.seed + 1000 * run

@@ -208,8 +208,10 @@ def render_episodes(
                     total += reward
                     fallen_any |= bool(info["fallen"])
                     if info["pushed"]:
-                        for k in np.flatnonzero(env.params.push_steps == t - 1):
-                            vel = np.array(env.params.push_vel[k], dtype=float)
+                        params = env.params
+                        assert params is not None  # set by every reset
+                        for k in np.flatnonzero(params.push_steps == t - 1):
+                            vel = np.array(params.push_vel[k], dtype=np.float64)
                             active.append((t, vel))
                             shoves.append({"step": t - 1, "speed": float(np.hypot(*vel))})
                 active = [(s, v) for s, v in active if t - s < SHOW_STEPS]
@@ -439,10 +441,10 @@ def main(argv: list[str] | None = None) -> int:
                 policy, name, args.seed, args.episodes, args.width, args.height, args.fps, variant, task, source
             )
         else:
-            policy = load_policy(args.policy) if trained else None
+            task_policy = load_policy(args.policy) if trained else None  # None: zero actions
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
             frames, stats = render_task_episodes(
-                policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task
+                task_policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task
             )
         write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:

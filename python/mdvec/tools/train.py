@@ -663,7 +663,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
         def _on_rollout_end(self) -> None:
             now = time.perf_counter()
             timers.in_rollout = False
-            buf = self.model.rollout_buffer
+            buf = self.model.rollout_buffer  # type: ignore[attr-defined]  # PPO's (an OnPolicyAlgorithm)
             rollout_s = now - self.t_rollout
             eps = self.episodes
             n_steps = buf.buffer_size * buf.n_envs
@@ -849,7 +849,7 @@ class Trainer:
             model.learn(
                 total_timesteps=total - model.num_timesteps,
                 callback=self.callback,
-                log_interval=1 if self.cfg.tensorboard else None,
+                log_interval=1 if self.cfg.tensorboard else None,  # type: ignore[arg-type]  # SB3 reads None as never
                 tb_log_name=Path(self.cfg.out).name or "PPO",
                 reset_num_timesteps=first,
                 progress_bar=False,

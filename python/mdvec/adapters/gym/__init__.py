@@ -27,8 +27,8 @@ from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
 register_builtin()
-DuckBalanceEnv = TASKS[DUCK_ID].env_class  # type: ignore[attr-defined]
-DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class  # type: ignore[attr-defined]
+DuckBalanceEnv = TASKS[DUCK_ID].env_class
+DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class
 
 __all__ = [
     "DUCK_ID",

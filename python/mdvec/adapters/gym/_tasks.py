@@ -37,6 +37,8 @@ class TaskEntry:
     max_episode_steps: int | None = None  # the registration's (gymnasium.make adds a TimeLimit); None for the duck
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
     reward_threshold: float | None = None  # the registration's (gymnasium's EnvSpec.reward_threshold)
+    env_class: type[MdvecTaskEnv] = field(init=False, repr=False, compare=False)  # set by register_task
+    vector_class: type[MdvecVectorEnv] = field(init=False, repr=False, compare=False)  # set by register_task
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
@@ -81,7 +83,7 @@ def register_task(
     entry = TaskEntry(env_id, task, reference, dict(defaults or {}), render_fps, **details)
     name = _class_name(env_id)
     metadata = {"render_modes": ["rgb_array"], "render_fps": entry.render_fps}
-    env_class = type(
+    env_class: type[MdvecTaskEnv] = type(
         name + "Env",
         (MdvecTaskEnv,),
         {
@@ -92,7 +94,7 @@ def register_task(
             f"height, camera, and the task options (mdvec.task_options({task!r})).",
         },
     )
-    vector_class = type(
+    vector_class: type[MdvecVectorEnv] = type(
         name + "VectorEnv",
         (MdvecVectorEnv,),
         {"entry": entry, "__doc__": f"{env_id}: N envs in C as a gymnasium.vector.VectorEnv."},

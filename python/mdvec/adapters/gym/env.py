@@ -15,7 +15,7 @@ so ``reset()`` is deterministic from construction on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
@@ -108,7 +108,7 @@ class CCore:
         return self._model, self._data
 
     def close(self) -> None:
-        self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+        self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
         self.venv.close()
 
 
@@ -142,7 +142,8 @@ class PlainReferenceCore:
     from the constructor seed until reseeded."""
 
     def __init__(self, env: Any, seed: int) -> None:
-        self.env, self._seed = env, seed
+        self.env = env
+        self._seed: int | None = seed  # None once used
         self.observation_space = obs_box(env.obs_dim, np.float64)
         self.action_space = action_box(env.act_low, env.act_high)
 
@@ -166,7 +167,8 @@ class GymReferenceCore:
     """Any gymnasium.Env as a reference core, seeded from the constructor seed until reseeded."""
 
     def __init__(self, env: gymnasium.Env, seed: int) -> None:
-        self.env, self._seed = env, seed
+        self.env = env
+        self._seed: int | None = seed  # None once used
         self.render_fps = env.metadata.get("render_fps")
         self.observation_space, self.action_space = env.observation_space, env.action_space
 
@@ -226,7 +228,7 @@ class MdvecTaskEnv(gymnasium.Env):
         self.observation_space = self._core.observation_space
         self.action_space = self._core.action_space
         self._frames = FrameRenderer(None, width, height, camera)
-        self._shape = self.action_space.shape
+        self._shape = cast(tuple[int, ...], self.action_space.shape)  # a Box's
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
