@@ -38,18 +38,7 @@ ADAPTERS = {"mdvec.gym": "gymnasium", "mdvec.sb3": "stable_baselines3", "mdvec.r
 EXTRA_MODULES = {"gymnasium": "gymnasium", "sb3": "stable_baselines3"}  # a RUN command's extra -> its module
 
 # Python and C blocks that neither run nor are excerpts: (document, a line of the block) -> why.
-ABRIDGED = (
-    "an abridged illustration, not a verbatim excerpt "
-    "(docs/adding_a_task.md is being rewritten around checked excerpts)"
-)
 EXEMPT_BLOCKS = {
-    ("docs/adding_a_task.md", "const mdv_task mdv_task_hopper_v5 = {"): ABRIDGED,
-    ("docs/adding_a_task.md", "static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {"): ABRIDGED,
-    (
-        "docs/adding_a_task.md",
-        ("static const mdv_field walker_info[GW_N_INFO] = {   /* gym_mujoco.c: Hopper's and Walker2d's */"),
-    ): ABRIDGED,
-    ("docs/adding_a_task.md", "double x_position_before = d->qpos[0];"): ABRIDGED,
     (
         "docs/duck_task.md",
         "# v1",
@@ -62,14 +51,6 @@ EXEMPT_BLOCKS = {
         "docs/rllib.md",
         "config.environment(mdvec.rllib.RLlibVectorEnv,",
     ): "a fragment of a config (S, N, config from the text); mdvec.rllib.ppo_config builds it, tested by ci/rllib.sh",
-    (
-        "docs/adding_a_task.md",
-        '"Hopper-v5": GymTask(',
-    ): "an entry of GYM_TASKS, abridged to its options (the file is being reshaped; see docs/adding_a_task.md)",
-    (
-        "docs/adding_a_task.md",
-        'env = gymnasium.make("mdvec/Hopper-v5")',
-    ): "two lines of what registration gives; docs/gymnasium.md's blocks run the same calls",
 }
 
 RUN, ELSEWHERE, EXEMPT = "RUN", "ELSEWHERE", "EXEMPT"
