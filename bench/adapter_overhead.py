@@ -28,8 +28,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if (ROOT / "python" / "mdvec").is_dir() and str(ROOT / "python") not in sys.path:
@@ -40,7 +41,9 @@ import numpy as np  # noqa: E402
 ID = "mdvec/DuckBalance-v0"
 
 
-def _interleaved(raw: Callable[[], Any], adapter: Callable[[], Any], calls: int, warmup: int = 50) -> tuple[list[float], list[float]]:
+def _interleaved(
+    raw: Callable[[], Any], adapter: Callable[[], Any], calls: int, warmup: int = 50
+) -> tuple[list[float], list[float]]:
     """Time raw and adapter calls alternately; return the two lists of seconds per call."""
     for _ in range(warmup):
         raw()
@@ -97,7 +100,7 @@ def measure(num_envs: int, calls: int, threads: int, options: dict[str, Any]) ->
     import gymnasium
 
     import mdvec
-    import mdvec.gym  # noqa: F401 - registers the ids
+    import mdvec.gym  # registers the ids
     from mdvec.sb3 import make_vec_env
 
     rows = []
@@ -116,8 +119,14 @@ def measure(num_envs: int, calls: int, threads: int, options: dict[str, Any]) ->
         a1 = actions[0].copy()
         adapters.append(("gym.Env", "disabled", single, "_core.venv", lambda: single.step(a1)))
     for name, mode in (("gym NEXT_STEP", "next_step"), ("gym SAME_STEP", "same_step")):
-        venv = gymnasium.make_vec(ID, num_envs=num_envs, vectorization_mode="vector_entry_point", threads=threads,
-                                  autoreset_mode=mode, **options).unwrapped
+        venv = gymnasium.make_vec(
+            ID,
+            num_envs=num_envs,
+            vectorization_mode="vector_entry_point",
+            threads=threads,
+            autoreset_mode=mode,
+            **options,
+        ).unwrapped
         venv.reset(seed=0)
         adapters.append((name, mode, venv, "_env", lambda v=venv: v.step(actions)))
     sb3 = make_vec_env(num_envs, seed=0, threads=threads, **options)
@@ -131,17 +140,28 @@ def measure(num_envs: int, calls: int, threads: int, options: dict[str, Any]) ->
         med_raw, med_ad = statistics.median(t_raw), statistics.median(t_ad)
         paired = statistics.median(b - a for a, b in zip(t_raw, t_ad))
         alone = _python_only(adapter, attr, step, calls)
-        rows.append({"adapter": name, "num_envs": num_envs, "autoreset_mode": mode, "calls": calls,
-                     "raw_step_median_us": med_raw * 1e6, "adapter_step_median_us": med_ad * 1e6,
-                     "overhead_us": (med_ad - med_raw) * 1e6,
-                     "overhead_per_env_us": (med_ad - med_raw) * 1e6 / num_envs,
-                     "paired_difference_median_us": paired * 1e6,
-                     "python_only_median_us": alone * 1e6,
-                     "raw_step_mean_us": statistics.fmean(t_raw) * 1e6,
-                     "adapter_step_mean_us": statistics.fmean(t_ad) * 1e6})
-        print(f"{name:14s} N={num_envs:3d}  raw {med_raw * 1e6:8.1f} us  adapter {med_ad * 1e6:8.1f} us  "
-              f"overhead {(med_ad - med_raw) * 1e6:7.1f} us/step (paired {paired * 1e6:7.1f}, "
-              f"python alone {alone * 1e6:6.1f})", flush=True)
+        rows.append(
+            {
+                "adapter": name,
+                "num_envs": num_envs,
+                "autoreset_mode": mode,
+                "calls": calls,
+                "raw_step_median_us": med_raw * 1e6,
+                "adapter_step_median_us": med_ad * 1e6,
+                "overhead_us": (med_ad - med_raw) * 1e6,
+                "overhead_per_env_us": (med_ad - med_raw) * 1e6 / num_envs,
+                "paired_difference_median_us": paired * 1e6,
+                "python_only_median_us": alone * 1e6,
+                "raw_step_mean_us": statistics.fmean(t_raw) * 1e6,
+                "adapter_step_mean_us": statistics.fmean(t_ad) * 1e6,
+            }
+        )
+        print(
+            f"{name:14s} N={num_envs:3d}  raw {med_raw * 1e6:8.1f} us  adapter {med_ad * 1e6:8.1f} us  "
+            f"overhead {(med_ad - med_raw) * 1e6:7.1f} us/step (paired {paired * 1e6:7.1f}, "
+            f"python alone {alone * 1e6:6.1f})",
+            flush=True,
+        )
     sb3.close()
     return rows
 
@@ -163,12 +183,23 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out or ROOT / "bench" / "results" / f"adapter_overhead_{time.strftime('%Y-%m-%d')}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    table = {"what": "adapter step time minus raw VecEnv.step_into_buffers time, medians of interleaved calls",
-             "task_options": options, "threads": args.threads, "rows": rows,
-             "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                         "cpus": os.cpu_count(), "loadavg": os.getloadavg()},
-             "versions": {"numpy": np.__version__, "gymnasium": gymnasium.__version__,
-                          "stable_baselines3": stable_baselines3.__version__}}
+    table = {
+        "what": "adapter step time minus raw VecEnv.step_into_buffers time, medians of interleaved calls",
+        "task_options": options,
+        "threads": args.threads,
+        "rows": rows,
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg": os.getloadavg(),
+        },
+        "versions": {
+            "numpy": np.__version__,
+            "gymnasium": gymnasium.__version__,
+            "stable_baselines3": stable_baselines3.__version__,
+        },
+    }
     out.write_text(json.dumps(table, indent=2))
     print(f"wrote {out}")
     return 0

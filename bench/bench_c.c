@@ -52,43 +52,43 @@
 #define MDVEC_BENCH_MODEL "libmdvec/models/duck.xml" /* the built-in duck's MJCF, for bare mode */
 #endif
 #ifndef MDVEC_BENCH_RESULTS
-#define MDVEC_BENCH_RESULTS "bench/results"          /* where the JSON goes by default */
+#define MDVEC_BENCH_RESULTS "bench/results" /* where the JSON goes by default */
 #endif
 #ifndef MDVEC_BENCH_BUILD
-#define MDVEC_BENCH_BUILD "unknown"                  /* compiler and flags, as meson saw them */
+#define MDVEC_BENCH_BUILD "unknown" /* compiler and flags, as meson saw them */
 #endif
 
 /*---------------------------------- Limits and thresholds -----------------------------------------*/
 
-#define BENCH_MAX_ROWS 32          /* thread counts in one sweep */
-#define BENCH_MAX_THREADS CREW_MAX_THREADS /* threads of one engine (the crew's bound) */
-#define BENCH_MAX_WINDOWS 10000    /* windows per row */
-#define BENCH_MAX_WARNINGS 32      /* entries of the warnings list */
-#define BENCH_WARNING_LEN 256      /* characters per warning */
-#define BENCH_ACTION_BATCHES 64    /* distinct pre-generated (N x nu) action batches, cycled */
-#define BENCH_UNSTABLE 0.10        /* a reference this far from the first marks the run unstable */
-#define BENCH_TREND 0.04           /* three windows moving one way this far mark it trending */
-#define BENCH_LOAD_FRACTION 0.5    /* warn when the 1-minute load average exceeds this x cores */
+#define BENCH_MAX_ROWS       32               /* thread counts in one sweep */
+#define BENCH_MAX_THREADS    CREW_MAX_THREADS /* threads of one engine (the crew's bound) */
+#define BENCH_MAX_WINDOWS    10000            /* windows per row */
+#define BENCH_MAX_WARNINGS   32               /* entries of the warnings list */
+#define BENCH_WARNING_LEN    256              /* characters per warning */
+#define BENCH_ACTION_BATCHES 64               /* distinct pre-generated (N x nu) action batches, cycled */
+#define BENCH_UNSTABLE       0.10             /* a reference this far from the first marks the run unstable */
+#define BENCH_TREND          0.04             /* three windows moving one way this far mark it trending */
+#define BENCH_LOAD_FRACTION  0.5              /* warn when the 1-minute load average exceeds this x cores */
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
 typedef enum bench_mode_ { MODE_SWEEP, MODE_SUSTAINED, MODE_BARE, MODE_COMPARE } bench_mode;
 
-typedef struct bench_opts_ {       /* the command line */
-  bench_mode mode;                 /* what to run */
-  int threads[BENCH_MAX_ROWS];     /* (nthreads) thread counts, the caller included */
-  int nthreads;                    /* entries of threads; 0 until given or defaulted */
-  int envs;                        /* N, envs per engine */
-  int window_steps;                /* vector steps per window; 0: derive from window_seconds */
-  double window_seconds;           /* target window length when window_steps is 0 */
-  int windows;                     /* windows per row (sweep, bare), in all (sustained), pairs per row (compare) */
-  int warmup_steps;                /* untimed vector steps before an engine's first window */
-  int reference;                   /* nonzero: single-thread reference windows (sweep, bare) */
-  int random_actions;              /* nonzero: uniform actions in [-1, 1]; zero: all-zero */
-  uint64_t seed;                   /* env seed and action-generator seed */
-  int allow_overcommit;            /* nonzero: keep thread counts above MDVEC_THREAD_BUDGET */
-  const char *model;               /* MJCF path (NULL: built-in for mdvec, MDVEC_BENCH_MODEL bare) */
-  const char *out;                 /* JSON path (NULL: default under MDVEC_BENCH_RESULTS) */
+typedef struct bench_opts_ {   /* the command line */
+  bench_mode mode;             /* what to run */
+  int threads[BENCH_MAX_ROWS]; /* (nthreads) thread counts, the caller included */
+  int nthreads;                /* entries of threads; 0 until given or defaulted */
+  int envs;                    /* N, envs per engine */
+  int window_steps;            /* vector steps per window; 0: derive from window_seconds */
+  double window_seconds;       /* target window length when window_steps is 0 */
+  int windows;                 /* windows per row (sweep, bare), in all (sustained), pairs per row (compare) */
+  int warmup_steps;            /* untimed vector steps before an engine's first window */
+  int reference;               /* nonzero: single-thread reference windows (sweep, bare) */
+  int random_actions;          /* nonzero: uniform actions in [-1, 1]; zero: all-zero */
+  uint64_t seed;               /* env seed and action-generator seed */
+  int allow_overcommit;        /* nonzero: keep thread counts above MDVEC_THREAD_BUDGET */
+  const char *model;           /* MJCF path (NULL: built-in for mdvec, MDVEC_BENCH_MODEL bare) */
+  const char *out;             /* JSON path (NULL: default under MDVEC_BENCH_RESULTS) */
 } bench_opts;
 
 static const char *mode_name(bench_mode mode) {
@@ -162,14 +162,14 @@ static int is_trending(const double *r, int n) {
 
 /*---------------------------------- Machine facts -------------------------------------------------*/
 
-typedef struct machine_ {          /* what the machine looked like */
-  long cores;                      /* online CPUs (sysconf) */
-  int cpus_allowed;                /* CPUs this process may run on (sched_getaffinity) */
-  double load[3];                  /* 1, 5, 15-minute load averages; -1 when unreadable */
-  char cpu_model[256];             /* "model name" of /proc/cpuinfo, or "unknown" */
-  char governor[64];               /* cpu0's scaling governor, or "unknown" */
-  char date[32];                   /* UTC, ISO 8601 */
-  char stamp[32];                  /* UTC, for file names: YYYYmmdd-HHMMSS */
+typedef struct machine_ { /* what the machine looked like */
+  long cores;             /* online CPUs (sysconf) */
+  int cpus_allowed;       /* CPUs this process may run on (sched_getaffinity) */
+  double load[3];         /* 1, 5, 15-minute load averages; -1 when unreadable */
+  char cpu_model[256];    /* "model name" of /proc/cpuinfo, or "unknown" */
+  char governor[64];      /* cpu0's scaling governor, or "unknown" */
+  char date[32];          /* UTC, ISO 8601 */
+  char stamp[32];         /* UTC, for file names: YYYYmmdd-HHMMSS */
 } machine;
 
 /* Copy the first line of a file into buf without its newline; return 0 when unreadable. */
@@ -228,8 +228,8 @@ static void read_machine(machine *m) {
 static void check_machine(const machine *m) {
   int cpus = m->cpus_allowed < m->cores ? m->cpus_allowed : (int)m->cores;
   if (m->load[0] > BENCH_LOAD_FRACTION * cpus) {
-    warn("load average %.2f is above %.1f x %d CPUs: other work shares the machine", m->load[0],
-         BENCH_LOAD_FRACTION, cpus);
+    warn("load average %.2f is above %.1f x %d CPUs: other work shares the machine", m->load[0], BENCH_LOAD_FRACTION,
+         cpus);
   }
   if (strcmp(m->governor, "unknown") != 0 && strcmp(m->governor, "performance") != 0) {
     warn("CPU frequency governor is '%s', not 'performance': clocks may vary", m->governor);
@@ -260,24 +260,24 @@ static double *make_actions(int envs, int nu, int random, uint64_t seed) {
 
 /*---------------------------------- Bare physics --------------------------------------------------*/
 
-typedef struct bare_envs_ {        /* N envs of plain physics, shared by every bare engine */
-  int n;                           /* number of envs */
-  int nu;                          /* actuators per env */
-  int substeps;                    /* mj_step calls per env step */
-  int episode_len;                 /* env steps between home resets */
-  int home;                        /* keyframe id of "home" */
-  double action_scale;             /* rad of servo target per unit action, as the task's */
-  int n_pushes;                    /* shoves per episode, as the task's */
-  int push_window[2];              /* steps a shove may land on, as the task's */
-  double push_speed[2];            /* shove speed range, as the task's */
-  uint64_t *rng;                   /* (n) per-env splitmix64 state for the shoves */
-  int *push_steps;                 /* (n x n_pushes) this episode's shove steps */
-  double *push_vel;                /* (n x n_pushes x 2) this episode's shove velocities */
-  const double *ctrl_home;         /* (nu) home ctrl, from the keyframe */
-  const double *actions;           /* the step's (n x nu) actions, set before each crew run */
-  mjModel **m;                     /* (n) per-env model copies */
-  mjData **d;                      /* (n) per-env data */
-  int *t;                          /* (n) steps since the env's last reset */
+typedef struct bare_envs_ { /* N envs of plain physics, shared by every bare engine */
+  int n;                    /* number of envs */
+  int nu;                   /* actuators per env */
+  int substeps;             /* mj_step calls per env step */
+  int episode_len;          /* env steps between home resets */
+  int home;                 /* keyframe id of "home" */
+  double action_scale;      /* rad of servo target per unit action, as the task's */
+  int n_pushes;             /* shoves per episode, as the task's */
+  int push_window[2];       /* steps a shove may land on, as the task's */
+  double push_speed[2];     /* shove speed range, as the task's */
+  uint64_t *rng;            /* (n) per-env splitmix64 state for the shoves */
+  int *push_steps;          /* (n x n_pushes) this episode's shove steps */
+  double *push_vel;         /* (n x n_pushes x 2) this episode's shove velocities */
+  const double *ctrl_home;  /* (nu) home ctrl, from the keyframe */
+  const double *actions;    /* the step's (n x nu) actions, set before each crew run */
+  mjModel **m;              /* (n) per-env model copies */
+  mjData **d;               /* (n) per-env data */
+  int *t;                   /* (n) steps since the env's last reset */
 } bare_envs;
 
 /* Return a uniform double in [0, 1) from a splitmix64 stream (the shoves need no numpy exactness). */
@@ -399,21 +399,20 @@ static void bare_step_job(void *ctx, int thread, int threads) {
 
 /*---------------------------------- Engines -------------------------------------------------------*/
 
-typedef struct engine_ {           /* something that steps N envs on T threads */
-  int threads;                     /* T */
-  int envs;                        /* N */
-  int window_steps;                /* vector steps per window of this engine */
-  mdvec_t *env;                    /* mdvec engine: the handle (NULL for bare) */
-  const double *actions;           /* mdvec engine: BENCH_ACTION_BATCHES x (N x nu) actions */
-  int nu;                          /* mdvec engine: actuators per env */
-  long cursor;                     /* mdvec engine: next action batch */
-  bare_envs *bare;                 /* bare engine: the shared envs (not owned) */
-  crew *crew;                      /* bare engine: its T threads */
+typedef struct engine_ { /* something that steps N envs on T threads */
+  int threads;           /* T */
+  int envs;              /* N */
+  int window_steps;      /* vector steps per window of this engine */
+  mdvec_t *env;          /* mdvec engine: the handle (NULL for bare) */
+  const double *actions; /* mdvec engine: BENCH_ACTION_BATCHES x (N x nu) actions */
+  int nu;                /* mdvec engine: actuators per env */
+  long cursor;           /* mdvec engine: next action batch */
+  bare_envs *bare;       /* bare engine: the shared envs (not owned) */
+  crew *crew;            /* bare engine: its T threads */
 } engine;
 
 /* Make an mdvec engine of N envs on T threads, reset; 0, or an error with err filled. */
-static int engine_mdvec(engine *e, const bench_opts *o, int threads, const double *actions, char *err,
-                        size_t size) {
+static int engine_mdvec(engine *e, const bench_opts *o, int threads, const double *actions, char *err, size_t size) {
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.num_envs = o->envs;
@@ -474,28 +473,28 @@ static int engine_warmup(engine *e, const bench_opts *o) {
 
 /*---------------------------------- Windows and rows ----------------------------------------------*/
 
-typedef struct window_ {           /* one timed window */
-  int steps;                       /* vector steps */
-  double seconds;                  /* wall-clock time */
-  double cpu_seconds;              /* process CPU time (all threads) */
-  double rate;                     /* env-steps per second */
+typedef struct window_ { /* one timed window */
+  int steps;             /* vector steps */
+  double seconds;        /* wall-clock time */
+  double cpu_seconds;    /* process CPU time (all threads) */
+  double rate;           /* env-steps per second */
 } window;
 
-typedef struct row_ {              /* every window of one thread count */
-  int threads;                     /* T */
-  int nwindows;                    /* entries of windows */
-  window *windows;                 /* (nwindows) */
-  double median;                   /* median rate */
-  double median_cpu;               /* median env-steps per CPU-second (less sensitive to a busy machine) */
+typedef struct row_ { /* every window of one thread count */
+  int threads;        /* T */
+  int nwindows;       /* entries of windows */
+  window *windows;    /* (nwindows) */
+  double median;      /* median rate */
+  double median_cpu;  /* median env-steps per CPU-second (less sensitive to a busy machine) */
 } row;
 
-typedef struct pair_ {             /* compare: the bare side of one row and what its pairs gave */
-  row bare;                        /* the bare engine's windows; window k is paired with the row's k */
-  double ratio;                    /* median over pairs of mdvec rate / bare rate (wall clock) */
-  double ratio_cpu;                /* the same from env-steps per CPU-second */
-  double drift;                    /* largest |rate / first rate - 1| over the row's mdvec windows */
-  int unstable;                    /* drift > BENCH_UNSTABLE */
-  int trending;                    /* three consecutive mdvec windows move one way > BENCH_TREND */
+typedef struct pair_ { /* compare: the bare side of one row and what its pairs gave */
+  row bare;            /* the bare engine's windows; window k is paired with the row's k */
+  double ratio;        /* median over pairs of mdvec rate / bare rate (wall clock) */
+  double ratio_cpu;    /* the same from env-steps per CPU-second */
+  double drift;        /* largest |rate / first rate - 1| over the row's mdvec windows */
+  int unstable;        /* drift > BENCH_UNSTABLE */
+  int trending;        /* three consecutive mdvec windows move one way > BENCH_TREND */
 } pair;
 
 /* Return a window's env-steps per second of process CPU time. */
@@ -516,8 +515,8 @@ static int run_window(engine *e, window *w) {
 static void progress(const char *label, int threads, int k, int n, const window *w) {
   char of[32] = "";
   if (n > 0) snprintf(of, sizeof of, "/%d", n);
-  fprintf(stderr, "[%s] threads %d window %d%s: %.0f env-steps/s (%d steps, %.3f s, cpu/wall %.2f)\n", label,
-          threads, k, of, w->rate, w->steps, w->seconds, w->cpu_seconds / w->seconds);
+  fprintf(stderr, "[%s] threads %d window %d%s: %.0f env-steps/s (%d steps, %.3f s, cpu/wall %.2f)\n", label, threads,
+          k, of, w->rate, w->steps, w->seconds, w->cpu_seconds / w->seconds);
 }
 
 /* Make r an empty row of T threads with room for n windows; 0 or MDVEC_ERR_NOMEM. */
@@ -630,10 +629,14 @@ static void check_pair_drift(results *res) {
     res->drift = fmax(res->drift, p->drift);
     res->unstable |= p->unstable;
     res->trending |= p->trending;
-    if (p->unstable) warn("unstable: an mdvec window at %d threads drifted %.1f%% from the row's first",
-                          res->rows[i].threads, 100 * p->drift);
-    if (p->trending) warn("trending: the mdvec windows at %d threads moved one way by more than %.0f%% over three "
-                          "windows", res->rows[i].threads, 100 * BENCH_TREND);
+    if (p->unstable)
+      warn("unstable: an mdvec window at %d threads drifted %.1f%% from the row's first", res->rows[i].threads,
+           100 * p->drift);
+    if (p->trending)
+      warn(
+        "trending: the mdvec windows at %d threads moved one way by more than %.0f%% over three "
+        "windows",
+        res->rows[i].threads, 100 * BENCH_TREND);
   }
 }
 
@@ -650,8 +653,8 @@ static void check_drift(results *res, bench_mode mode) {
   window_drift(w, n, &res->drift, &res->unstable, &res->trending);
   const char *what = mode == MODE_SUSTAINED ? "window rate" : "single-thread reference";
   if (res->unstable) warn("unstable: a %s drifted %.1f%% from the first", what, 100 * res->drift);
-  if (res->trending) warn("trending: the %s moved one way by more than %.0f%% over three windows", what,
-                          100 * BENCH_TREND);
+  if (res->trending)
+    warn("trending: the %s moved one way by more than %.0f%% over three windows", what, 100 * BENCH_TREND);
 }
 
 /* Return the rate a row's speedup is measured against: the median of the references, or else
@@ -686,29 +689,34 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
   }
   fputc('"', f);
 }
 
 /* Write x with the given decimals, or null when it is not finite. */
 static void json_number(FILE *f, double x, int decimals) {
-  if (isfinite(x)) fprintf(f, "%.*f", decimals, x);
-  else fputs("null", f);
+  if (isfinite(x))
+    fprintf(f, "%.*f", decimals, x);
+  else
+    fputs("null", f);
 }
 
 /* Write a window as a JSON object. */
 static void json_window(FILE *f, const window *w) {
-  fprintf(f, "{\"steps\": %d, \"seconds\": %.6f, \"cpu_seconds\": %.6f, \"rate\": %.3f}", w->steps,
-          w->seconds, w->cpu_seconds, w->rate);
+  fprintf(f, "{\"steps\": %d, \"seconds\": %.6f, \"cpu_seconds\": %.6f, \"rate\": %.3f}", w->steps, w->seconds,
+          w->cpu_seconds, w->rate);
 }
 
 /* Write the machine facts as a JSON object. */
 static void json_machine(FILE *f, const machine *m) {
-  fprintf(f, "{\"cores\": %ld, \"cpus_allowed\": %d, \"loadavg\": [%.2f, %.2f, %.2f], \"cpu_model\": ",
-          m->cores, m->cpus_allowed, m->load[0], m->load[1], m->load[2]);
+  fprintf(f, "{\"cores\": %ld, \"cpus_allowed\": %d, \"loadavg\": [%.2f, %.2f, %.2f], \"cpu_model\": ", m->cores,
+          m->cpus_allowed, m->load[0], m->load[1], m->load[2]);
   json_string(f, m->cpu_model);
   fprintf(f, ", \"governor\": ");
   json_string(f, m->governor);
@@ -798,17 +806,20 @@ static int write_json(const char *path, const bench_opts *o, const results *res)
     fprintf(f, ",\n  \"bare_model\": ");
     json_string(f, o->model ? o->model : MDVEC_BENCH_MODEL);
   }
-  fprintf(f, ",\n  \"config\": {\"envs\": %d, \"window_steps\": %d, \"window_seconds\": %g, \"windows\": %d, "
-             "\"warmup_steps\": %d, \"reference\": %s, \"actions\": \"%s\", \"seed\": %llu, "
-             "\"substeps\": %d, \"episode_len\": %d},\n",
+  fprintf(f,
+          ",\n  \"config\": {\"envs\": %d, \"window_steps\": %d, \"window_seconds\": %g, \"windows\": %d, "
+          "\"warmup_steps\": %d, \"reference\": %s, \"actions\": \"%s\", \"seed\": %llu, "
+          "\"substeps\": %d, \"episode_len\": %d},\n",
           o->envs, o->window_steps, o->window_steps ? 0.0 : o->window_seconds, o->windows, o->warmup_steps,
           with_reference(o) ? "true" : "false", o->random_actions ? "uniform[-1,1]" : "zero",
           (unsigned long long)o->seed, res->substeps, res->episode_len);
   fprintf(f, "  \"rows\": [");
   for (int i = 0; i < res->nrows; i++) {
     fprintf(f, "%s\n    ", i ? "," : "");
-    if (o->mode == MODE_COMPARE) json_pair(f, res, i);
-    else json_row(f, &res->rows[i], base);
+    if (o->mode == MODE_COMPARE)
+      json_pair(f, res, i);
+    else
+      json_row(f, &res->rows[i], base);
   }
   fprintf(f, "\n  ],\n  \"reference\": {\"threads\": 1, \"steps\": %d, \"windows\": [", res->ref_steps);
   for (int k = 0; k < res->nrefs; k++) {
@@ -835,8 +846,10 @@ static void print_pairs(const results *res) {
     const pair *p = &res->pairs[i];
     double em = efficiency(m->median, m->threads, base), eb = efficiency(p->bare.median, m->threads, bare_base);
     printf("%8d %16.0f %16.0f %13.3f %17.3f ", m->threads, m->median, p->bare.median, p->ratio, p->ratio_cpu);
-    if (isfinite(em) && isfinite(eb)) printf("%10.2f %10.2f\n", em, eb);
-    else printf("%10s %10s\n", "-", "-");
+    if (isfinite(em) && isfinite(eb))
+      printf("%10.2f %10.2f\n", em, eb);
+    else
+      printf("%10s %10s\n", "-", "-");
   }
 }
 
@@ -855,8 +868,10 @@ static void print_rows(const results *res) {
       wall += r->windows[k].seconds;
     }
     printf("%8d %14.0f %14.0f %14.0f ", r->threads, r->median, lo, hi);
-    if (base > 0) printf("%8.2f %10.2f", r->median / base, r->median / base / r->threads);
-    else printf("%8s %10s", "-", "-");
+    if (base > 0)
+      printf("%8.2f %10.2f", r->median / base, r->median / base / r->threads);
+    else
+      printf("%8s %10s", "-", "-");
     printf(" %9.2f %14.0f\n", cpu / wall, r->median_cpu);
   }
 }
@@ -865,15 +880,17 @@ static void print_rows(const results *res) {
 static void print_table(const bench_opts *o, const results *res) {
   printf("mdvec_bench %s: %d envs, %s actions, MuJoCo %s, %ld cores, load %.2f\n", mode_name(o->mode), o->envs,
          o->random_actions ? "uniform[-1,1]" : "zero", mj_versionString(), res->before.cores, res->before.load[0]);
-  if (o->mode == MODE_COMPARE) print_pairs(res);
-  else print_rows(res);
+  if (o->mode == MODE_COMPARE)
+    print_pairs(res);
+  else
+    print_rows(res);
   if (res->nrefs > 0) {
     printf("single-thread references (env-steps/s):");
     for (int k = 0; k < res->nrefs; k++) printf(" %.0f", res->refs[k].rate);
     printf("\n");
   }
-  printf("drift %.1f%%%s%s%s; %d warning(s)\n", 100 * res->drift, o->mode == MODE_COMPARE ? " (mdvec windows)" : "", res->unstable ? ", UNSTABLE" : "",
-         res->trending ? ", TRENDING" : "", g_nwarnings);
+  printf("drift %.1f%%%s%s%s; %d warning(s)\n", 100 * res->drift, o->mode == MODE_COMPARE ? " (mdvec windows)" : "",
+         res->unstable ? ", UNSTABLE" : "", res->trending ? ", TRENDING" : "", g_nwarnings);
 }
 
 /*---------------------------------- Command line --------------------------------------------------*/
@@ -935,8 +952,9 @@ static int parse_int(const char *s, int *out) {
 
 /* Return 1 when a is an option that takes a value. */
 static int takes_value(const char *a) {
-  static const char *names[] = {"--mode", "--threads", "--envs", "--window-steps", "--window-seconds", "--windows",
-                                "--warmup-steps", "--actions", "--seed", "--model", "--out"};
+  static const char *names[] = {"--mode",           "--threads", "--envs",         "--window-steps",
+                                "--window-seconds", "--windows", "--warmup-steps", "--actions",
+                                "--seed",           "--model",   "--out"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     if (!strcmp(a, names[k])) return 1;
   }
@@ -945,35 +963,53 @@ static int takes_value(const char *a) {
 
 /* Fill o from argv; 0, 1 for --help, or -1 with a message on stderr. */
 static int parse_args(int argc, char **argv, bench_opts *o) {
-  *o = (bench_opts){.mode = MODE_SWEEP, .envs = 16, .window_steps = 50, .windows = 0, .warmup_steps = 10,
-                    .reference = 1, .random_actions = 1};
+  *o = (bench_opts){.mode = MODE_SWEEP,
+                    .envs = 16,
+                    .window_steps = 50,
+                    .windows = 0,
+                    .warmup_steps = 10,
+                    .reference = 1,
+                    .random_actions = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = 0, used = 1;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
-    else if (!strcmp(a, "--no-reference")) o->reference = 0, used = 0;
-    else if (!strcmp(a, "--allow-overcommit")) o->allow_overcommit = 1, used = 0;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+      return 1;
+    else if (!strcmp(a, "--no-reference"))
+      o->reference = 0, used = 0;
+    else if (!strcmp(a, "--allow-overcommit"))
+      o->allow_overcommit = 1, used = 0;
     else if (!takes_value(a)) {
       fprintf(stderr, "mdvec_bench: unknown option %s\n", a);
       return -1;
-    } else if (!v) bad = 1;
-    else if (!strcmp(a, "--mode")) bad = parse_mode(v, &o->mode);
-    else if (!strcmp(a, "--threads")) bad = parse_threads(v, o);
-    else if (!strcmp(a, "--envs")) bad = parse_int(v, &o->envs);
-    else if (!strcmp(a, "--window-steps")) bad = parse_int(v, &o->window_steps);
+    } else if (!v)
+      bad = 1;
+    else if (!strcmp(a, "--mode"))
+      bad = parse_mode(v, &o->mode);
+    else if (!strcmp(a, "--threads"))
+      bad = parse_threads(v, o);
+    else if (!strcmp(a, "--envs"))
+      bad = parse_int(v, &o->envs);
+    else if (!strcmp(a, "--window-steps"))
+      bad = parse_int(v, &o->window_steps);
     else if (!strcmp(a, "--window-seconds")) {
       char *end;
       o->window_seconds = strtod(v, &end);
       o->window_steps = 0;
       bad = *end || !(o->window_seconds > 0);
-    } else if (!strcmp(a, "--windows")) bad = parse_int(v, &o->windows);
-    else if (!strcmp(a, "--warmup-steps")) bad = parse_int(v, &o->warmup_steps);
+    } else if (!strcmp(a, "--windows"))
+      bad = parse_int(v, &o->windows);
+    else if (!strcmp(a, "--warmup-steps"))
+      bad = parse_int(v, &o->warmup_steps);
     else if (!strcmp(a, "--actions")) {
       bad = strcmp(v, "random") && strcmp(v, "zero");
       o->random_actions = !strcmp(v, "random");
-    } else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--model")) o->model = v;
-    else if (!strcmp(a, "--out")) o->out = v;
+    } else if (!strcmp(a, "--seed"))
+      o->seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--model"))
+      o->model = v;
+    else if (!strcmp(a, "--out"))
+      o->out = v;
     if (bad) {
       fprintf(stderr, "mdvec_bench: bad or missing value for %s\n", a);
       return -1;
@@ -1005,7 +1041,8 @@ static void settle_threads(bench_opts *o, long cores) {
   int kept = 0;
   for (int i = 0; i < o->nthreads; i++) {
     int t = o->threads[i];
-    if (t > o->envs) warn("threads %d dropped: more than the %d envs", t, o->envs);
+    if (t > o->envs)
+      warn("threads %d dropped: more than the %d envs", t, o->envs);
     else if (t > MDVEC_THREAD_BUDGET && !o->allow_overcommit)
       warn("threads %d dropped: above MDVEC_THREAD_BUDGET %d (use --allow-overcommit)", t, MDVEC_THREAD_BUDGET);
     else {
@@ -1018,17 +1055,16 @@ static void settle_threads(bench_opts *o, long cores) {
 
 /*---------------------------------- Running -------------------------------------------------------*/
 
-typedef struct shared_ {           /* what every engine of the run shares */
-  double *actions;                 /* pre-generated action batches, the same for every mode */
-  bare_envs *bare;                 /* bare, compare: the envs (NULL otherwise) */
+typedef struct shared_ { /* what every engine of the run shares */
+  double *actions;       /* pre-generated action batches, the same for every mode */
+  bare_envs *bare;       /* bare, compare: the envs (NULL otherwise) */
 } shared;
 
 /* Make and warm up an engine with T threads, bare or mdvec; 0, or an error with err filled. */
 static int engine_open(engine *e, const bench_opts *o, const shared *sh, int threads, int bare, char *err,
                        size_t size) {
   if (bare) {
-    *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare, .actions = sh->actions,
-                  .nu = sh->bare->nu};
+    *e = (engine){.threads = threads, .envs = o->envs, .bare = sh->bare, .actions = sh->actions, .nu = sh->bare->nu};
     if (!(e->crew = crew_create(threads, err, size))) return -1;
   } else {
     int code = engine_mdvec(e, o, threads, sh->actions, err, size);
@@ -1104,7 +1140,7 @@ static int shared_open(const bench_opts *o, shared *sh, results *res, char *err,
     sh->bare = bare_create(o->model ? o->model : MDVEC_BENCH_MODEL, o->envs, &cfg, err, size);
     if (!sh->bare) return -1;
   }
-  mdvec_t *probe;  /* one env, only to learn nu */
+  mdvec_t *probe; /* one env, only to learn nu */
   cfg.model_path = o->model;
   if (mdvec_create(&probe, &cfg, err, size) != MDVEC_OK) return -1;
   mdvec_dims_t dims = {.struct_size = sizeof dims};
@@ -1129,8 +1165,10 @@ int main(int argc, char **argv) {
   bench_opts o;
   int parsed = parse_args(argc, argv, &o);
   if (parsed != 0) {
-    if (parsed > 0) usage(stdout);
-    else fprintf(stderr, "run mdvec_bench --help for the options\n");
+    if (parsed > 0)
+      usage(stdout);
+    else
+      fprintf(stderr, "run mdvec_bench --help for the options\n");
     return parsed > 0 ? 0 : 2;
   }
   static results res;
@@ -1155,8 +1193,10 @@ int main(int argc, char **argv) {
     check_drift(&res, o.mode);
     print_table(&o, &res);
     const char *out = out_path(&o, &res.before, path, sizeof path);
-    if (write_json(out, &o, &res) == 0) printf("wrote %s\n", out);
-    else code = -1;
+    if (write_json(out, &o, &res) == 0)
+      printf("wrote %s\n", out);
+    else
+      code = -1;
   }
   for (int i = 0; i < res.nrows; i++) {
     free(res.rows[i].windows);

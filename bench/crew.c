@@ -23,28 +23,28 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CREW_SPIN_NS 50000LL /* spin this long before blocking, as mdvec's pool */
-#define CREW_PAUSE_NS 4000LL /* of which the first part only pauses (no yield) */
+#define CREW_SPIN_NS  50000LL /* spin this long before blocking, as mdvec's pool */
+#define CREW_PAUSE_NS 4000LL  /* of which the first part only pauses (no yield) */
 
-typedef struct crew_member_ {      /* one started thread */
-  crew *crew;                      /* its crew */
-  int index;                       /* 1..T-1 */
-  pthread_t thread;                /* its pthread */
+typedef struct crew_member_ { /* one started thread */
+  crew *crew;                 /* its crew */
+  int index;                  /* 1..T-1 */
+  pthread_t thread;           /* its pthread */
 } crew_member;
 
 struct crew_ {
-  int threads;                     /* T, the caller included */
-  long long pause_ns;              /* CREW_PAUSE_NS, or 0 when the threads outnumber the CPUs */
-  crew_member *members;            /* (T - 1) started threads */
-  _Alignas(64) crew_job job;       /* this run's job (the caller writes; published by generation) */
-  void *ctx;                       /* its argument */
-  atomic_uint generation;          /* runs published */
-  atomic_int stop;                 /* 1: members exit at the next generation */
-  atomic_int caller_sleeping;      /* 1: the caller is (about to be) blocked on done */
-  _Alignas(64) atomic_int pending; /* members that have not finished this run (the members write) */
-  _Alignas(64) atomic_int sleeping;  /* members (about to be) blocked on work */
-  pthread_mutex_t mutex;           /* guards work and done */
-  pthread_cond_t work, done;       /* members wait for a generation, the caller for pending == 0 */
+  int threads;                      /* T, the caller included */
+  long long pause_ns;               /* CREW_PAUSE_NS, or 0 when the threads outnumber the CPUs */
+  crew_member *members;             /* (T - 1) started threads */
+  _Alignas(64) crew_job job;        /* this run's job (the caller writes; published by generation) */
+  void *ctx;                        /* its argument */
+  atomic_uint generation;           /* runs published */
+  atomic_int stop;                  /* 1: members exit at the next generation */
+  atomic_int caller_sleeping;       /* 1: the caller is (about to be) blocked on done */
+  _Alignas(64) atomic_int pending;  /* members that have not finished this run (the members write) */
+  _Alignas(64) atomic_int sleeping; /* members (about to be) blocked on work */
+  pthread_mutex_t mutex;            /* guards work and done */
+  pthread_cond_t work, done;        /* members wait for a generation, the caller for pending == 0 */
 };
 
 void crew_share(int n, int thread, int threads, int *lo, int *hi) {
@@ -68,10 +68,10 @@ static long long now_ns(void) {
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-typedef struct spin_ {             /* one spin-wait */
-  long long t0;                    /* when it started (ns); 0 before the first step */
-  int k;                           /* steps taken */
-  int yield;                       /* 1 once past the pause phase */
+typedef struct spin_ { /* one spin-wait */
+  long long t0;        /* when it started (ns); 0 before the first step */
+  int k;               /* steps taken */
+  int yield;           /* 1 once past the pause phase */
 } spin;
 
 /* Take one step of a spin-wait (a pause, or a yield of the CPU); return 0 once the spin is spent. The
@@ -79,12 +79,16 @@ typedef struct spin_ {             /* one spin-wait */
 static int spin_step(const crew *c, spin *s) {
   if (s->yield || s->k++ % 64 == 0) {
     long long t = now_ns();
-    if (s->t0 == 0) s->t0 = t;
-    else if (t - s->t0 >= CREW_SPIN_NS) return 0;
+    if (s->t0 == 0)
+      s->t0 = t;
+    else if (t - s->t0 >= CREW_SPIN_NS)
+      return 0;
     s->yield = t - s->t0 >= c->pause_ns;
   }
-  if (s->yield) sched_yield();
-  else cpu_relax();
+  if (s->yield)
+    sched_yield();
+  else
+    cpu_relax();
   return 1;
 }
 

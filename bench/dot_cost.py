@@ -72,8 +72,12 @@ def main() -> int:
                 times[k].append(window(envs[k], actions))
         ratios = [a / b for a, b in zip(times["cblas"], times["plain"])]
         row = {k: statistics.median(v) * 1e6 for k, v in times.items()}
-        row |= {"ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
-                "raw_us": {k: [x * 1e6 for x in v] for k, v in times.items()}}
+        row |= {
+            "ratio_median": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
+            "raw_us": {k: [x * 1e6 for x in v] for k, v in times.items()},
+        }
         rows[task] = row
         print(f"{task:12s} {row['cblas']:18.2f} {row['plain']:14.2f} {row['ratio_median']:6.3f}", flush=True)
         for v in envs.values():
@@ -81,10 +85,23 @@ def main() -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"dot_cost_{stamp}.json"
-    path.write_text(json.dumps({"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-                                "load": os.getloadavg(), "numpy": np.__version__, "numpy_dot": own.describe(),
-                                "envs": args.envs, "threads": 1, "steps_per_window": args.steps,
-                                "rounds": args.rounds, "tasks": rows}, indent=2))
+    path.write_text(
+        json.dumps(
+            {
+                "machine": platform.processor() or platform.machine(),
+                "cpus": os.cpu_count(),
+                "load": os.getloadavg(),
+                "numpy": np.__version__,
+                "numpy_dot": own.describe(),
+                "envs": args.envs,
+                "threads": 1,
+                "steps_per_window": args.steps,
+                "rounds": args.rounds,
+                "tasks": rows,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {path}")
     return 0
 

@@ -66,18 +66,31 @@ def main() -> None:
     for r in range(args.rounds):  # alternate, so drift biases both alike
         raw.append(timed(False, args.steps, actions, args.substeps))
         bound.append(timed(True, args.steps, actions, args.substeps))
-        print(f"round {r + 1}/{args.rounds}: C step {raw[-1] * 1e6:.1f} us, VecEnv.step {bound[-1] * 1e6:.1f} us",
-              flush=True)
+        print(
+            f"round {r + 1}/{args.rounds}: C step {raw[-1] * 1e6:.1f} us, VecEnv.step {bound[-1] * 1e6:.1f} us",
+            flush=True,
+        )
     overhead = [b - c for b, c in zip(bound, raw)]
     duck = [duckenv_rate(3.0, actions) for _ in range(3)]
     print(f"one DuckEnv in this process: {', '.join(f'{r:,.0f}' for r in duck)} env-steps/s")
-    result = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": platform.processor() or platform.machine(),
-              "cores": os.cpu_count(), "load": os.getloadavg()[0], "steps": args.steps, "substeps": args.substeps,
-              "c_step_us": [x * 1e6 for x in raw], "vecenv_step_us": [x * 1e6 for x in bound],
-              "overhead_us": [x * 1e6 for x in overhead], "median_overhead_us": float(np.median(overhead) * 1e6),
-              "median_c_step_us": float(np.median(raw) * 1e6),
-              "duckenv_env_steps_per_s": duck, "duckenv_substeps": 10}
-    print(f"median: C step {result['median_c_step_us']:.1f} us, Python overhead {result['median_overhead_us']:.1f} us/step")
+    result = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "load": os.getloadavg()[0],
+        "steps": args.steps,
+        "substeps": args.substeps,
+        "c_step_us": [x * 1e6 for x in raw],
+        "vecenv_step_us": [x * 1e6 for x in bound],
+        "overhead_us": [x * 1e6 for x in overhead],
+        "median_overhead_us": float(np.median(overhead) * 1e6),
+        "median_c_step_us": float(np.median(raw) * 1e6),
+        "duckenv_env_steps_per_s": duck,
+        "duckenv_substeps": 10,
+    }
+    print(
+        f"median: C step {result['median_c_step_us']:.1f} us, Python overhead {result['median_overhead_us']:.1f} us/step"
+    )
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2))
         print(f"wrote {args.out}")

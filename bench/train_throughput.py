@@ -79,9 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3, help="rounds of one slice per backend (default %(default)s)")
     p.add_argument("--warmup", type=int, default=1, help="uncounted updates per backend first (default %(default)s)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="duck task option")
-    p.add_argument("--out", default=None,
-                   help="JSON file, or a directory to write train_throughput_<time>.json into "
-                        "(default bench/results/ in the checkout)")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="JSON file, or a directory to write train_throughput_<time>.json into "
+        "(default bench/results/ in the checkout)",
+    )
     args = p.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     if not backends or any(b not in BACKENDS for b in backends):
@@ -95,17 +98,33 @@ def main(argv: list[str] | None = None) -> int:
     trainers: dict[str, Trainer] = {}
     result: dict[str, Any] = {
         "what": "SB3 PPO training throughput per backend, alternating slices",
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "host": platform.node(), "cpus": os.cpu_count(),
-        "machine": platform.machine(), "versions": _versions(), "loadavg_before": list(os.getloadavg()),
-        "config": None, "updates_per_slice": args.updates, "rounds": args.rounds, "warmup_updates": args.warmup,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "host": platform.node(),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "versions": _versions(),
+        "loadavg_before": list(os.getloadavg()),
+        "config": None,
+        "updates_per_slice": args.updates,
+        "rounds": args.rounds,
+        "warmup_updates": args.warmup,
         "order": [],
     }
     try:
         for b in backends:
-            cfg = TrainConfig(backend=b, envs=args.envs, threads=args.threads, n_steps=args.n_steps,
-                              batch_size=args.batch_size, n_epochs=args.n_epochs,
-                              net=tuple(int(v) for v in args.net.split(",")), seed=args.seed,
-                              torch_threads=args.torch_threads, task=task, out="unused")
+            cfg = TrainConfig(
+                backend=b,
+                envs=args.envs,
+                threads=args.threads,
+                n_steps=args.n_steps,
+                batch_size=args.batch_size,
+                n_epochs=args.n_epochs,
+                net=tuple(int(v) for v in args.net.split(",")),
+                seed=args.seed,
+                torch_threads=args.torch_threads,
+                task=task,
+                out="unused",
+            )
             t = time.perf_counter()
             trainers[b] = Trainer(cfg, quiet=True, files=False)
             result.setdefault("startup_s", {})[b] = time.perf_counter() - t
@@ -132,21 +151,27 @@ def main(argv: list[str] | None = None) -> int:
                 s = summarize(rows, per_update)
                 rates[b] = s["env_steps_per_s"]
                 result["order"].append(b)
-                print(f"round {r + 1}/{args.rounds} {b:9s}: {s['env_steps_per_s']:8,.0f} env-steps/s "
-                      f"(rollout {s['rollout_env_steps_per_s']:,.0f}); per update: env "
-                      f"{s['per_update_mean_s']['env_s']:.2f}s, forward {s['per_update_mean_s']['forward_s']:.2f}s, "
-                      f"bookkeeping {s['per_update_mean_s']['bookkeeping_s']:.2f}s, "
-                      f"gradient {s['per_update_mean_s']['update_s']:.2f}s", flush=True)
+                print(
+                    f"round {r + 1}/{args.rounds} {b:9s}: {s['env_steps_per_s']:8,.0f} env-steps/s "
+                    f"(rollout {s['rollout_env_steps_per_s']:,.0f}); per update: env "
+                    f"{s['per_update_mean_s']['env_s']:.2f}s, forward {s['per_update_mean_s']['forward_s']:.2f}s, "
+                    f"bookkeeping {s['per_update_mean_s']['bookkeeping_s']:.2f}s, "
+                    f"gradient {s['per_update_mean_s']['update_s']:.2f}s",
+                    flush=True,
+                )
             if "mdvec" in rates and "processes" in rates:
                 ratios.append(rates["mdvec"] / rates["processes"])
         result["backends"] = {b: summarize(counted[b], per_update) for b in backends}
         result["rows"] = counted
         if ratios:
             result["ratio_per_round"] = ratios
-            result["ratio_env_steps_per_s"] = (result["backends"]["mdvec"]["env_steps_per_s"]
-                                               / result["backends"]["processes"]["env_steps_per_s"])
-            result["ratio_rollout_env_steps_per_s"] = (result["backends"]["mdvec"]["rollout_env_steps_per_s"]
-                                                       / result["backends"]["processes"]["rollout_env_steps_per_s"])
+            result["ratio_env_steps_per_s"] = (
+                result["backends"]["mdvec"]["env_steps_per_s"] / result["backends"]["processes"]["env_steps_per_s"]
+            )
+            result["ratio_rollout_env_steps_per_s"] = (
+                result["backends"]["mdvec"]["rollout_env_steps_per_s"]
+                / result["backends"]["processes"]["rollout_env_steps_per_s"]
+            )
         digests = {b: trainers[b].finish().params_sha256 for b in backends}
         result["params_sha256"] = digests
         result["params_identical"] = len(set(digests.values())) == 1
@@ -156,22 +181,30 @@ def main(argv: list[str] | None = None) -> int:
             tr.close()
 
     print()
-    print(f"{'backend':10s} {'env-steps/s':>12s} {'rollout':>10s} | per update (mean s): {'env':>6s} {'forward':>8s} "
-          f"{'bookkeep':>9s} {'gradient':>9s}")
+    print(
+        f"{'backend':10s} {'env-steps/s':>12s} {'rollout':>10s} | per update (mean s): {'env':>6s} {'forward':>8s} "
+        f"{'bookkeep':>9s} {'gradient':>9s}"
+    )
     for b, s in result["backends"].items():
         m = s["per_update_mean_s"]
-        print(f"{b:10s} {s['env_steps_per_s']:12,.0f} {s['rollout_env_steps_per_s']:10,.0f} | {'':20s} "
-              f"{m['env_s']:6.2f} {m['forward_s']:8.2f} {m['bookkeeping_s']:9.2f} {m['update_s']:9.2f}")
+        print(
+            f"{b:10s} {s['env_steps_per_s']:12,.0f} {s['rollout_env_steps_per_s']:10,.0f} | {'':20s} "
+            f"{m['env_s']:6.2f} {m['forward_s']:8.2f} {m['bookkeeping_s']:9.2f} {m['update_s']:9.2f}"
+        )
     if ratios:
-        print(f"mdvec / processes: {result['ratio_env_steps_per_s']:.2f}x whole updates, "
-              f"{result['ratio_rollout_env_steps_per_s']:.2f}x rollouts; per round "
-              + ", ".join(f"{x:.2f}" for x in ratios))
+        print(
+            f"mdvec / processes: {result['ratio_env_steps_per_s']:.2f}x whole updates, "
+            f"{result['ratio_rollout_env_steps_per_s']:.2f}x rollouts; per round "
+            + ", ".join(f"{x:.2f}" for x in ratios)
+        )
     n_updates = trainers[backends[0]].run.rows[-1]["update"]
     if len(backends) == 1:
         print(f"parameters after {n_updates} updates: sha256 {digests[backends[0]]}")
     else:
-        print(f"parameters after {n_updates} updates: "
-              + ("bit-identical on " + " and ".join(backends) if result["params_identical"] else f"DIFFER {digests}"))
+        print(
+            f"parameters after {n_updates} updates: "
+            + ("bit-identical on " + " and ".join(backends) if result["params_identical"] else f"DIFFER {digests}")
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"wrote {out}")

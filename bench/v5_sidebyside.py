@@ -74,7 +74,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -339,8 +339,20 @@ class Shim:
         if not so.is_file():
             c = build_dir / "v5_bare.c"
             c.write_text(BARE_C)
-            cmd = [os.environ.get("CC", "cc"), "-O2", "-std=c11", "-shared", "-fPIC", "-pthread",
-                   f"-I{ROOT / 'bench'}", "-o", str(so), str(c), str(crew_c), "-ldl"]
+            cmd = [
+                os.environ.get("CC", "cc"),
+                "-O2",
+                "-std=c11",
+                "-shared",
+                "-fPIC",
+                "-pthread",
+                f"-I{ROOT / 'bench'}",
+                "-o",
+                str(so),
+                str(c),
+                str(crew_c),
+                "-ldl",
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-1000:]}")
@@ -383,16 +395,22 @@ def find_engines(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if ep is None:
         spec = importlib.util.find_spec("envpool")
         if spec is not None and spec.submodule_search_locations:
-            cand = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "mujoco_gym_envpool.so"
+            cand = Path(next(iter(spec.submodule_search_locations))) / "mujoco" / "mujoco_gym_envpool.so"
             ep = str(cand) if cand.is_file() else None
-    out["envpool engine"] = ({"path": ep, "role": "the MuJoCo EnvPool links statically (its gym module)"}
-                             if ep else {"skipped": "envpool not installed here and no --envpool-lib"})
+    out["envpool engine"] = (
+        {"path": ep, "role": "the MuJoCo EnvPool links statically (its gym module)"}
+        if ep
+        else {"skipped": "envpool not installed here and no --envpool-lib"}
+    )
     old = args.old_mujoco
     if old is None:
         found = sorted(glob.glob(str(ROOT / "build-bench" / "mujoco-*" / "libmujoco.so.*")))
         old = found[-1] if found else None
-    out["official old"] = ({"path": old, "role": "the official mujoco wheel's libmujoco of EnvPool's MuJoCo version"}
-                           if old else {"skipped": "no --old-mujoco (see docs/benchmarks_v5.md to fetch it)"})
+    out["official old"] = (
+        {"path": old, "role": "the official mujoco wheel's libmujoco of EnvPool's MuJoCo version"}
+        if old
+        else {"skipped": "no --old-mujoco (see docs/benchmarks_v5.md to fetch it)"}
+    )
     return out
 
 
@@ -401,7 +419,7 @@ def envpool_xml(task: str) -> str | None:
     spec = importlib.util.find_spec("envpool_assets")
     if spec is None or not spec.submodule_search_locations:
         return None
-    base = Path(list(spec.submodule_search_locations)[0]) / "mujoco" / "assets_gym"
+    base = Path(next(iter(spec.submodule_search_locations))) / "mujoco" / "assets_gym"
     stem = Path(gym_tasks.GYM_TASKS[task].xml_file).stem
     for name in (f"{stem}_envpool.xml", f"{stem}.xml"):
         if (base / name).is_file():
@@ -454,8 +472,13 @@ class Cell:
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         self.after_window(rd)
         env_steps = self.steps * rd["n"]
-        return {"steps": self.steps, "seconds": dt, "rate": env_steps / dt, "cpu_seconds": cpu,
-                "cpu_rate": env_steps / cpu if cpu > 0 and self.cpu_in_process else None}
+        return {
+            "steps": self.steps,
+            "seconds": dt,
+            "rate": env_steps / dt,
+            "cpu_seconds": cpu,
+            "cpu_rate": env_steps / cpu if cpu > 0 and self.cpu_in_process else None,
+        }
 
     def close(self) -> None:
         pass
@@ -511,11 +534,14 @@ class MdvecGymCell(Cell):
 
     def __init__(self, task: str, n: int, threads: int, seed: int) -> None:
         super().__init__("mdvec gym", threads)
-        self.env = gymnasium.make_vec(f"mdvec/{task}", num_envs=n, vectorization_mode="vector_entry_point",
-                                      threads=threads, seed=seed)
+        self.env = gymnasium.make_vec(
+            f"mdvec/{task}", num_envs=n, vectorization_mode="vector_entry_point", threads=threads, seed=seed
+        )
         self.env.reset(seed=seed)
-        self.notes = {"api": "gymnasium.make_vec('mdvec/ID', vectorization_mode='vector_entry_point').step",
-                      "autoreset_mode": str(self.env.metadata.get("autoreset_mode"))}
+        self.notes = {
+            "api": "gymnasium.make_vec('mdvec/ID', vectorization_mode='vector_entry_point').step",
+            "autoreset_mode": str(self.env.metadata.get("autoreset_mode")),
+        }
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         step = self.env.step
@@ -533,15 +559,18 @@ class EnvPoolCell(Cell):
         super().__init__("EnvPool", threads)
         import envpool
 
-        self.env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=threads,
-                                seed=seed)
+        self.env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=threads, seed=seed)
         self.env.reset()
         cfg = self.env.spec.config
-        self.notes = {"api": "envpool.make(ID, env_type='gymnasium', batch_size=N).step(float64 actions)",
-                      "envpool": envpool.__version__, "num_threads": cfg.num_threads,
-                      "xml_file": cfg.xml_file, "frame_skip": cfg.frame_skip,
-                      "post_constraint": getattr(cfg, "post_constraint", None),
-                      "thread_affinity_offset": cfg.thread_affinity_offset}
+        self.notes = {
+            "api": "envpool.make(ID, env_type='gymnasium', batch_size=N).step(float64 actions)",
+            "envpool": envpool.__version__,
+            "num_threads": cfg.num_threads,
+            "xml_file": cfg.xml_file,
+            "frame_skip": cfg.frame_skip,
+            "post_constraint": getattr(cfg, "post_constraint", None),
+            "thread_affinity_offset": cfg.thread_affinity_offset,
+        }
 
     def step_many(self, rd: dict[str, Any], k: int) -> None:
         step = self.env.step
@@ -553,7 +582,7 @@ class EnvPoolCell(Cell):
         steps = super().calibrate(rd, seconds)
         if self.threads != 1:
             return steps  # once per task and N is enough
-        ends, rows = 0, rd["a64"][:max(30, 1200 // rd["n"])]
+        ends, rows = 0, rd["a64"][: max(30, 1200 // rd["n"])]
         for a in rows:
             _, _, term, trunc, _ = self.env.step(a)
             ends += int(np.count_nonzero(term | trunc))
@@ -575,8 +604,11 @@ class GymCell(Cell):
             kw["vector_kwargs"] = {"context": "fork", "shared_memory": True}
         self.env = gymnasium.make_vec(task, num_envs=n, vectorization_mode=mode, **kw)
         self.env.reset(seed=seed)
-        self.notes = {"api": f"gymnasium.make_vec(ID, vectorization_mode='{mode}').step",
-                      "autoreset_mode": str(self.env.metadata.get("autoreset_mode")), **kw}
+        self.notes = {
+            "api": f"gymnasium.make_vec(ID, vectorization_mode='{mode}').step",
+            "autoreset_mode": str(self.env.metadata.get("autoreset_mode")),
+            **kw,
+        }
         self.cpus: list[int] | None = None
 
     def pin(self, threads: int) -> None:
@@ -605,8 +637,11 @@ class AsyncPinned(Cell):
     def __init__(self, shared: GymCell, threads: int) -> None:
         super().__init__("async", threads)
         self.shared = shared
-        self.notes = dict(shared.notes, processes=len(shared.env.processes),
-                          pinned="to the first T CPUs" if threads < CPUs() else "not pinned (T >= CPUs)")
+        self.notes = dict(
+            shared.notes,
+            processes=len(shared.env.processes),
+            pinned="to the first T CPUs" if threads < CPUs() else "not pinned (T >= CPUs)",
+        )
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
         self.shared.pin(self.threads)
@@ -615,15 +650,25 @@ class AsyncPinned(Cell):
         self.shared.step_many(rd, k)
 
 
-def CPUs() -> int:  # noqa: N802 - a constant-like accessor
+def CPUs() -> int:  # a constant-like accessor
     return CPUS
 
 
 class BareCell(Cell):
     kind = "bare"
 
-    def __init__(self, label: str, shim: Shim, engine_path: str, xml: str, n: int, threads: int, frame_skip: int,
-                 sizes: tuple[int, int, int], dynamic: bool = False) -> None:
+    def __init__(
+        self,
+        label: str,
+        shim: Shim,
+        engine_path: str,
+        xml: str,
+        n: int,
+        threads: int,
+        frame_skip: int,
+        sizes: tuple[int, int, int],
+        dynamic: bool = False,
+    ) -> None:
         super().__init__(label, threads)
         self.shim, self.n = shim, n
         eng, version = shim.engine(engine_path)
@@ -638,10 +683,15 @@ class BareCell(Cell):
         self.version = version
         self.replay: list[float] = []  # per window: max |qpos, qvel - mdvec's| at its end (0.0: bit for bit)
         self.follow: MdvecCCell | None = None  # --bare-follows-mdvec: start each window from that cell's states
-        self.notes = {"api": "bare C loop on the bench's crew: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
-                             "mdvec's recorded resets", "engine": engine_path, "mujoco": version, "xml": xml,
-                      "frame_skip": frame_skip,
-                      "envs_to_threads": "next env from a shared counter" if dynamic else "a contiguous block of envs per thread"}
+        self.notes = {
+            "api": "bare C loop on the bench's crew: ctrl, frame_skip x mj_step, mj_rnePostConstraint; "
+            "mdvec's recorded resets",
+            "engine": engine_path,
+            "mujoco": version,
+            "xml": xml,
+            "frame_skip": frame_skip,
+            "envs_to_threads": "next env from a shared counter" if dynamic else "a contiguous block of envs per thread",
+        }
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
         if rd is not None and self.follow is not None:  # to where the timed mdvec C cell's envs are now
@@ -678,16 +728,19 @@ class BatchCell(Cell):
         self.ctrl, self.qpos, self.qvel = b.bind("ctrl"), b.bind("qpos"), b.bind("qvel")
         self.warm = b.bind("qacc_warmstart")
         self.fs, self.nq, self.nv = frame_skip, model.nq, model.nv
-        self.notes = {"api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids, stage=NONE), qpos/qvel "
-                             "of the recording, forward(ids); step(ids, nstep=frame_skip)",
-                      "nthread": threads, "rnePostConstraint": False}
+        self.notes = {
+            "api": "mujoco.batch.Batch(persistent=True): ctrl[:] = a; reset(ids, stage=NONE), qpos/qvel "
+            "of the recording, forward(ids); step(ids, nstep=frame_skip)",
+            "nthread": threads,
+            "rnePostConstraint": False,
+        }
 
     def _set(self, ids: Any, x: np.ndarray) -> None:
         nq, nv = self.nq, self.nv
         self.batch.reset(ids, stage=mujoco.mjtStage.mjSTAGE_NONE)
         self.qpos[ids] = x[:, :nq]
-        self.qvel[ids] = x[:, nq:nq + nv]
-        self.warm[ids] = x[:, nq + nv:]
+        self.qvel[ids] = x[:, nq : nq + nv]
+        self.warm[ids] = x[:, nq + nv :]
         self.batch.forward(ids)
 
     def before_window(self, rd: dict[str, Any] | None = None) -> None:
@@ -731,8 +784,17 @@ class Recording:
     physics (bit for bit on mujoco 4.0.0). Extended on demand as windows grow.
     """
 
-    def __init__(self, task: str, n: int, threads: int, seed: int, box: tuple[np.ndarray, np.ndarray],
-                 rng: np.random.Generator, shim: Shim, sizes: tuple[int, int, int]) -> None:
+    def __init__(
+        self,
+        task: str,
+        n: int,
+        threads: int,
+        seed: int,
+        box: tuple[np.ndarray, np.ndarray],
+        rng: np.random.Generator,
+        shim: Shim,
+        sizes: tuple[int, int, int],
+    ) -> None:
         self.env = mdvec.VecEnv(n, seed=seed, threads=threads, task=task, autoreset_mode="next_step")
         self.env.reset()
         self.buf = self.env.buffers()
@@ -772,8 +834,15 @@ class Recording:
     def data(self, offset: int) -> dict[str, Any]:
         """The recording from step ``offset`` on; s0: the states just before it (the bare cells' rewind)."""
         s0 = self.x[offset - 1] if offset > 0 else self.s0
-        return {"n": self.n, "a32": self.a32[offset:], "a64": self.a64[offset:], "resets": self.resets[offset:],
-                "x": self.x[offset:], "s0": np.ascontiguousarray(s0), "offset": offset}
+        return {
+            "n": self.n,
+            "a32": self.a32[offset:],
+            "a64": self.a64[offset:],
+            "resets": self.resets[offset:],
+            "x": self.x[offset:],
+            "s0": np.ascontiguousarray(s0),
+            "offset": offset,
+        }
 
     def close(self) -> None:
         self.env.close()
@@ -788,8 +857,9 @@ def task_model(task: str) -> tuple[str, int, tuple[int, int, int]]:
     return opts["xml_file"], int(opts["frame_skip"]), (model.nq, model.nv, model.nu)
 
 
-def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines: dict[str, dict[str, Any]],
-               skipped: dict[str, str]) -> list[Cell]:
+def open_cells(
+    task: str, n: int, args: argparse.Namespace, shim: Shim, engines: dict[str, dict[str, Any]], skipped: dict[str, str]
+) -> list[Cell]:
     """Build every cell of (task, N); a backend that cannot be built is recorded in skipped."""
     cells: list[Cell] = []
     xml, fs, sizes = task_model(task)
@@ -801,7 +871,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
             c = make()
             if c is not None:
                 cells.append(c)
-        except Exception as exc:  # one backend failing must not lose the others
+        except Exception as exc:  # noqa: BLE001 - one backend failing must not lose the others
             skipped[name] = f"{type(exc).__name__}: {exc}"
             print(f"  skipped {name}: {skipped[name]}", flush=True)
 
@@ -809,7 +879,7 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
     if "async" in args.backends and n <= args.async_max_envs:  # first: fork before the others' threads
         try:
             asyncs = GymCell(task, n, None, args.seed, "async")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the async backend failing is reported, not fatal
             skipped["async"] = f"{type(exc).__name__}: {exc}"
     elif "async" in args.backends:
         skipped["async"] = f"N = {n} > --async-max-envs {args.async_max_envs}"
@@ -821,8 +891,10 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
         add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], xml, n, t, fs, sizes))
         add(f"batch T={t}", lambda t=t: BatchCell(xml, n, t, fs))
         if t > 1:
-            add(f"bare dyn T={t}", lambda t=t: BareCell("bare dyn", shim, engines["mujoco"]["path"], xml, n, t, fs,
-                                                        sizes, dynamic=True))
+            add(
+                f"bare dyn T={t}",
+                lambda t=t: BareCell("bare dyn", shim, engines["mujoco"]["path"], xml, n, t, fs, sizes, dynamic=True),
+            )
         if asyncs is not None:
             add(f"async T={t}", lambda t=t: AsyncPinned(asyncs, t))
     add("sync T=1", lambda: GymCell(task, n, 1, args.seed, "sync"))
@@ -836,9 +908,12 @@ def open_cells(task: str, n: int, args: argparse.Namespace, shim: Shim, engines:
                     continue  # that one is the bare T=1 cell
                 if label == "official old" and xml_kind == "envpool xml":
                     continue
-                add(f"engine {label} / {xml_kind}",
+                add(
+                    f"engine {label} / {xml_kind}",
                     lambda e=e, path=path, label=label, xml_kind=xml_kind: BareCell(
-                        f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, sizes))
+                        f"engine {label} / {xml_kind}", shim, e["path"], path, n, 1, fs, sizes
+                    ),
+                )
     if asyncs is not None:
         cells.append(_Closer(asyncs))
     if args.bare_follows_mdvec:
@@ -862,8 +937,9 @@ class _Closer(Cell):
         self.inner.close()
 
 
-def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
-              engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def run_group(
+    task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim, engines: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """Run every cell of (task, N) in alternating windows; return the group's JSON."""
     load0 = os.getloadavg()
     t_start = time.perf_counter()
@@ -886,7 +962,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
         for c in list(timed):
             try:
                 c.steps = c.calibrate(rec.data(BURN_IN), args.window_seconds)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failing backend is reported, not fatal
                 skipped[f"{c.label} T={c.threads}"] = f"warmup: {type(exc).__name__}: {exc}"
                 timed.remove(c)
         phases["calibrate"] = time.perf_counter() - tp - phases["open"] - phases["record"]
@@ -896,11 +972,11 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
             rec.ensure(BURN_IN + 2 * longest)
             phases["record"] += time.perf_counter() - t_rec
             rd = rec.data(BURN_IN + r * longest // args.rounds)  # round r's rows: spread over the recording
-            order = timed[r % len(timed):] + timed[:r % len(timed)] if timed else []
+            order = timed[r % len(timed) :] + timed[: r % len(timed)] if timed else []
             for c in order:
                 try:
                     w = c.run_window(rd)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a failing backend is reported, not fatal
                     skipped[f"{c.label} T={c.threads}"] = f"window {r + 1}: {type(exc).__name__}: {exc}"
                     timed.remove(c)
                     continue
@@ -920,7 +996,7 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
         for c in cells:
             try:
                 c.close()
-            except Exception:  # noqa: S110 - closing is best effort
+            except Exception:  # noqa: BLE001 - closing is best effort
                 pass
     for c in cells:
         if isinstance(c, BareCell) and c.replay:
@@ -932,14 +1008,32 @@ def run_group(task: str, n: int, gi: int, args: argparse.Namespace, shim: Shim,
         rates = [w["rate"] for w in c.windows]
         med = statistics.median(rates)
         cpu_rates = [w["cpu_rate"] for w in c.windows if w.get("cpu_rate")]
-        out_cells.append({"label": c.label, "threads": c.threads, "steps_per_window": c.steps,
-                          "done_fraction": c.done_fraction,
-                          "cpu_median": statistics.median(cpu_rates) if cpu_rates else None,
-                          "median": med, "spread": (max(rates) - min(rates)) / med, "windows": c.windows,
-                          "notes": c.notes})
-    return {"task": task, "num_envs": n, "reset_fraction_mdvec": reset_fraction, "recorded_steps": recorded,
-            "load_before": list(load0), "load_after": list(os.getloadavg()), "seconds": time.perf_counter() - t_start,
-            "phases": phases, "cells": out_cells, "skipped": skipped, "max_episode_steps": spec.max_episode_steps}
+        out_cells.append(
+            {
+                "label": c.label,
+                "threads": c.threads,
+                "steps_per_window": c.steps,
+                "done_fraction": c.done_fraction,
+                "cpu_median": statistics.median(cpu_rates) if cpu_rates else None,
+                "median": med,
+                "spread": (max(rates) - min(rates)) / med,
+                "windows": c.windows,
+                "notes": c.notes,
+            }
+        )
+    return {
+        "task": task,
+        "num_envs": n,
+        "reset_fraction_mdvec": reset_fraction,
+        "recorded_steps": recorded,
+        "load_before": list(load0),
+        "load_after": list(os.getloadavg()),
+        "seconds": time.perf_counter() - t_start,
+        "phases": phases,
+        "cells": out_cells,
+        "skipped": skipped,
+        "max_episode_steps": spec.max_episode_steps,
+    }
 
 
 # --------------------------------------------------------------------------- summary
@@ -977,18 +1071,28 @@ def engine_ratios(groups: list[dict[str, Any]], task: str, engine_envs: int) -> 
     e_ep = cell_of(g, "engine envpool engine / envpool xml", None)
     o_gym = cell_of(g, "engine official old / gym xml", None)
     out: dict[str, Any] = {}
-    for name, c in (("mujoco_gym_xml", m_gym), ("mujoco_envpool_xml", m_ep), ("envpool_engine_gym_xml", e_gym),
-                    ("envpool_engine_envpool_xml", e_ep), ("official_old_gym_xml", o_gym)):
+    for name, c in (
+        ("mujoco_gym_xml", m_gym),
+        ("mujoco_envpool_xml", m_ep),
+        ("envpool_engine_gym_xml", e_gym),
+        ("envpool_engine_envpool_xml", e_ep),
+        ("official_old_gym_xml", o_gym),
+    ):
         out[name] = c["median"] if c else None
         out[name + "_cpu"] = c.get("cpu_median") if c else None
-    for name, (a, b) in {"envpool_engine_over_mujoco": (e_gym, m_gym),
-                         "envpool_engine_over_mujoco_envpool_xml": (e_ep, m_ep),
-                         "official_old_over_mujoco": (o_gym, m_gym),
-                         "envpool_physics_over_mujoco_physics": (e_ep, m_gym),
-                         "envpool_xml_over_gym_xml_on_mujoco": (m_ep, m_gym)}.items():
+    for name, (a, b) in {
+        "envpool_engine_over_mujoco": (e_gym, m_gym),
+        "envpool_engine_over_mujoco_envpool_xml": (e_ep, m_ep),
+        "official_old_over_mujoco": (o_gym, m_gym),
+        "envpool_physics_over_mujoco_physics": (e_ep, m_gym),
+        "envpool_xml_over_gym_xml_on_mujoco": (m_ep, m_gym),
+    }.items():
         out["ratio_" + name] = paired_ratio(a, b)
         out["ratio_" + name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
-    pick = (lambda k: out["ratio_" + k + "_cpu"] or out["ratio_" + k])
+
+    def pick(k: str) -> Any:
+        return out["ratio_" + k + "_cpu"] or out["ratio_" + k]
+
     out["engine_ratio"] = pick("envpool_engine_over_mujoco")
     out["physics_ratio"] = pick("envpool_physics_over_mujoco_physics")
     return out
@@ -1005,19 +1109,41 @@ def summarize(groups: list[dict[str, Any]], args: argparse.Namespace) -> list[di
             ep, bare, batch = cell_of(g, "EnvPool", t), cell_of(g, "bare", t), cell_of(g, "batch", t)
             dyn = cell_of(g, "bare dyn", t)
             sync, asy = cell_of(g, "sync", 1), cell_of(g, "async", t)
-            rate = (lambda c: c["median"] if c else None)
+
+            def rate(c: Any) -> Any:
+                return c["median"] if c else None
+
             row: dict[str, Any] = {
-                "task": g["task"], "threads": t, "num_envs": g["num_envs"],
-                "mdvec": rate(m), "mdvec_C": rate(mc), "mdvec_gym": rate(mg), "envpool": rate(ep),
-                "bare": rate(bare), "batch": rate(batch), "sync": rate(sync), "async": rate(asy), "bare_dyn": rate(dyn),
-                "engine_ratio": er, "physics_ratio": pr, "reset_fraction_mdvec": g["reset_fraction_mdvec"],
-                "envpool_done_fraction": ep.get("done_fraction") if ep else None}
-            for name, (a, b) in {"mdvec_over_bare": (m, bare), "mdvec_C_over_bare": (mc, bare),
-                                 "mdvec_gym_over_bare": (mg, bare), "mdvec_over_batch": (m, batch),
-                                 "mdvec_over_envpool": (m, ep), "mdvec_gym_over_envpool": (mg, ep),
-                                 "envpool_over_bare": (ep, bare), "mdvec_over_sync": (m, sync),
-                                 "mdvec_over_async": (m, asy), "bare_dyn_over_bare": (dyn, bare),
-                                 "envpool_over_bare_dyn": (ep, dyn)}.items():
+                "task": g["task"],
+                "threads": t,
+                "num_envs": g["num_envs"],
+                "mdvec": rate(m),
+                "mdvec_C": rate(mc),
+                "mdvec_gym": rate(mg),
+                "envpool": rate(ep),
+                "bare": rate(bare),
+                "batch": rate(batch),
+                "sync": rate(sync),
+                "async": rate(asy),
+                "bare_dyn": rate(dyn),
+                "engine_ratio": er,
+                "physics_ratio": pr,
+                "reset_fraction_mdvec": g["reset_fraction_mdvec"],
+                "envpool_done_fraction": ep.get("done_fraction") if ep else None,
+            }
+            for name, (a, b) in {
+                "mdvec_over_bare": (m, bare),
+                "mdvec_C_over_bare": (mc, bare),
+                "mdvec_gym_over_bare": (mg, bare),
+                "mdvec_over_batch": (m, batch),
+                "mdvec_over_envpool": (m, ep),
+                "mdvec_gym_over_envpool": (mg, ep),
+                "envpool_over_bare": (ep, bare),
+                "mdvec_over_sync": (m, sync),
+                "mdvec_over_async": (m, asy),
+                "bare_dyn_over_bare": (dyn, bare),
+                "envpool_over_bare_dyn": (ep, dyn),
+            }.items():
                 row[name] = paired_ratio(a, b)
                 row[name + "_cpu"] = paired_ratio(a, b, "cpu_rate")
             # on equal physics: EnvPool's rate divided by its physics' speed relative to mdvec's
@@ -1034,19 +1160,24 @@ def _f(x: float | None, ratio: bool = False) -> str:
     return f"{x:.2f}" if ratio else f"{x:,.0f}"
 
 
-def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: argparse.Namespace,
-             meta: dict[str, Any]) -> str:
+def markdown(
+    rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: argparse.Namespace, meta: dict[str, Any]
+) -> str:
     """The tables of docs/benchmarks_v5.md for this run."""
     v = meta["versions"]
-    lines = [f"Run {meta['stamp']}: {meta['machine']['cpu_model']}, {meta['machine']['cores']} cores, "
-             f"load {meta['machine']['loadavg'][0]:.2f} -> {meta['machine_after']['loadavg'][0]:.2f}; "
-             f"mujoco {v['mujoco']}, EnvPool {v.get('envpool')} (MuJoCo {v.get('envpool_mujoco')}), "
-             f"gymnasium {v['gymnasium']}; {args.rounds} rounds of {args.window_seconds} s windows.", "",
-             "env-steps/s are medians of wall-clock window rates; ratios are medians of per-round ratios "
-             "(wall clock; \"cpu\": per CPU-second of the process).", "",
-             "| task | T | N | mdvec | mdvec/bare | (cpu) | mdvec C/bare | mdvec gym | EnvPool | mdvec gym/EnvPool "
-             "| mdvec/EnvPool | physics ratio | mdvec/EnvPool, equal physics | bare | batch | sync | async |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Run {meta['stamp']}: {meta['machine']['cpu_model']}, {meta['machine']['cores']} cores, "
+        f"load {meta['machine']['loadavg'][0]:.2f} -> {meta['machine_after']['loadavg'][0]:.2f}; "
+        f"mujoco {v['mujoco']}, EnvPool {v.get('envpool')} (MuJoCo {v.get('envpool_mujoco')}), "
+        f"gymnasium {v['gymnasium']}; {args.rounds} rounds of {args.window_seconds} s windows.",
+        "",
+        "env-steps/s are medians of wall-clock window rates; ratios are medians of per-round ratios "
+        '(wall clock; "cpu": per CPU-second of the process).',
+        "",
+        "| task | T | N | mdvec | mdvec/bare | (cpu) | mdvec C/bare | mdvec gym | EnvPool | mdvec gym/EnvPool "
+        "| mdvec/EnvPool | physics ratio | mdvec/EnvPool, equal physics | bare | batch | sync | async |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         lines.append(
             f"| {r['task']} | {r['threads']} | {r['num_envs']} | {_f(r['mdvec'])} | "
@@ -1054,23 +1185,34 @@ def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: arg
             f"{_f(r['mdvec_C_over_bare'], True)} | {_f(r['mdvec_gym'])} | {_f(r['envpool'])} | "
             f"{_f(r['mdvec_gym_over_envpool'], True)} | {_f(r['mdvec_over_envpool'], True)} | "
             f"{_f(r['physics_ratio'], True)} | {_f(r['mdvec_over_envpool_equal_physics'], True)} | "
-            f"{_f(r['bare'])} | {_f(r['batch'])} | {_f(r['sync'])} | {_f(r['async'])} |")
+            f"{_f(r['bare'])} | {_f(r['batch'])} | {_f(r['sync'])} | {_f(r['async'])} |"
+        )
     dyn_rows = [r for r in rows if r.get("bare_dyn")]
     if dyn_rows:
-        lines += ["", "Static against dynamic env-to-thread assignment (bare dyn: the bare loop with threads taking "
-                  "the next env from a shared counter; paired wall-clock ratios):", "",
-                  "| task | T | N | bare | bare dyn | bare dyn / bare | EnvPool / bare | EnvPool / bare dyn |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Static against dynamic env-to-thread assignment (bare dyn: the bare loop with threads taking "
+            "the next env from a shared counter; paired wall-clock ratios):",
+            "",
+            "| task | T | N | bare | bare dyn | bare dyn / bare | EnvPool / bare | EnvPool / bare dyn |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in dyn_rows:
-            lines.append(f"| {r['task']} | {r['threads']} | {r['num_envs']} | {_f(r['bare'])} | {_f(r['bare_dyn'])} | "
-                         f"{_f(r['bare_dyn_over_bare'], True)} | {_f(r['envpool_over_bare'], True)} | "
-                         f"{_f(r['envpool_over_bare_dyn'], True)} |")
-    lines += ["", f"Engines: the bare C loop at N = {args.engine_envs}, T = 1 on each engine and model file "
-              "(env-steps per CPU-second; ratios per CPU-second, paired by round, wall-clock ones in brackets):", "",
-              "| task | mujoco 4, gym xml | EnvPool's engine, gym xml | official old, gym xml | mujoco 4, EnvPool xml "
-              "| EnvPool's engine, EnvPool xml | engine ratio | official old / mujoco 4 | EnvPool xml / gym xml "
-              "(mujoco 4) | physics ratio |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {r['task']} | {r['threads']} | {r['num_envs']} | {_f(r['bare'])} | {_f(r['bare_dyn'])} | "
+                f"{_f(r['bare_dyn_over_bare'], True)} | {_f(r['envpool_over_bare'], True)} | "
+                f"{_f(r['envpool_over_bare_dyn'], True)} |"
+            )
+    lines += [
+        "",
+        f"Engines: the bare C loop at N = {args.engine_envs}, T = 1 on each engine and model file "
+        "(env-steps per CPU-second; ratios per CPU-second, paired by round, wall-clock ones in brackets):",
+        "",
+        "| task | mujoco 4, gym xml | EnvPool's engine, gym xml | official old, gym xml | mujoco 4, EnvPool xml "
+        "| EnvPool's engine, EnvPool xml | engine ratio | official old / mujoco 4 | EnvPool xml / gym xml "
+        "(mujoco 4) | physics ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for task in dict.fromkeys(g["task"] for g in groups):
         e = engine_ratios(groups, task, args.engine_envs)
         if not e:
@@ -1079,16 +1221,22 @@ def markdown(rows: list[dict[str, Any]], groups: list[dict[str, Any]], args: arg
         def both(k: str, e: dict[str, Any] = e) -> str:
             return f"{_f(e['ratio_' + k + '_cpu'], True)} ({_f(e['ratio_' + k], True)})"
 
-        lines.append(f"| {task} | {_f(e['mujoco_gym_xml_cpu'])} | {_f(e['envpool_engine_gym_xml_cpu'])} | "
-                     f"{_f(e['official_old_gym_xml_cpu'])} | {_f(e['mujoco_envpool_xml_cpu'])} | "
-                     f"{_f(e['envpool_engine_envpool_xml_cpu'])} | {both('envpool_engine_over_mujoco')} | "
-                     f"{both('official_old_over_mujoco')} | {both('envpool_xml_over_gym_xml_on_mujoco')} | "
-                     f"{both('envpool_physics_over_mujoco_physics')} |")
+        lines.append(
+            f"| {task} | {_f(e['mujoco_gym_xml_cpu'])} | {_f(e['envpool_engine_gym_xml_cpu'])} | "
+            f"{_f(e['official_old_gym_xml_cpu'])} | {_f(e['mujoco_envpool_xml_cpu'])} | "
+            f"{_f(e['envpool_engine_envpool_xml_cpu'])} | {both('envpool_engine_over_mujoco')} | "
+            f"{both('official_old_over_mujoco')} | {both('envpool_xml_over_gym_xml_on_mujoco')} | "
+            f"{both('envpool_physics_over_mujoco_physics')} |"
+        )
     return "\n".join(lines) + "\n"
 
 
-SHORT = {"InvertedPendulum-v5": "InvPend", "InvertedDoublePendulum-v5": "InvDblPend",
-         "HumanoidStandup-v5": "HumStandup", "HalfCheetah-v5": "Cheetah"}
+SHORT = {
+    "InvertedPendulum-v5": "InvPend",
+    "InvertedDoublePendulum-v5": "InvDblPend",
+    "HumanoidStandup-v5": "HumStandup",
+    "HalfCheetah-v5": "Cheetah",
+}
 
 
 def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title: str) -> str:
@@ -1103,8 +1251,15 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
     configs = sorted({(r["threads"], r["num_envs"]) for r in rows}, key=lambda c: (c[1], c[0]))
     tasks = list(dict.fromkeys(r["task"] for r in rows))
     names = [SHORT.get(t, t.replace("-v5", "")) for t in tasks]
-    series = [("mdvec", "mdvec"), ("mdvec_gym", "mdvec gym"), ("envpool", "EnvPool"), ("bare", "bare (mujoco 4)"),
-              ("batch", "mujoco.batch"), ("sync", "gym sync"), ("async", "gym async")]
+    series = [
+        ("mdvec", "mdvec"),
+        ("mdvec_gym", "mdvec gym"),
+        ("envpool", "EnvPool"),
+        ("bare", "bare (mujoco 4)"),
+        ("batch", "mujoco.batch"),
+        ("sync", "gym sync"),
+        ("async", "gym async"),
+    ]
     ncols = 2
     nrows = (len(configs) + 2 + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(15, 4.0 * nrows), squeeze=False)
@@ -1119,23 +1274,35 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
         ax.set_title(f"T = {t} threads, N = {n} envs: env-steps/s (median of windows)", fontsize=9)
         ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
     axes.flat[0].legend(fontsize=7, ncol=4)
-    panels = [("mdvec_over_bare_cpu", "mdvec / bare physics (paired, per CPU-second); dotted: 0.95"),
-              ("mdvec_gym_over_envpool", "mdvec gym / EnvPool (paired, wall clock); triangles: physics ratio")]
+    panels = [
+        ("mdvec_over_bare_cpu", "mdvec / bare physics (paired, per CPU-second); dotted: 0.95"),
+        ("mdvec_gym_over_envpool", "mdvec gym / EnvPool (paired, wall clock); triangles: physics ratio"),
+    ]
     for j, (key, label) in enumerate(panels):
         ax = axes.flat[len(configs) + j]
         for t, n in configs:
-            ax.plot(range(len(tasks)), [(by.get((task, t, n)) or {}).get(key) or np.nan for task in tasks], "o-",
-                    label=f"T={t} N={n}", ms=4)
+            ax.plot(
+                range(len(tasks)),
+                [(by.get((task, t, n)) or {}).get(key) or np.nan for task in tasks],
+                "o-",
+                label=f"T={t} N={n}",
+                ms=4,
+            )
         if key == "mdvec_gym_over_envpool":
-            ax.plot(range(len(tasks)), [(by.get((task, configs[0][0], configs[0][1])) or {}).get("physics_ratio")
-                                        or np.nan for task in tasks], "k^", label="physics ratio", ms=6)
+            ax.plot(
+                range(len(tasks)),
+                [(by.get((task, configs[0][0], configs[0][1])) or {}).get("physics_ratio") or np.nan for task in tasks],
+                "k^",
+                label="physics ratio",
+                ms=6,
+            )
         ax.axhline(1.0, color="grey", lw=0.8)
         if key == "mdvec_over_bare_cpu":
             ax.axhline(0.95, color="grey", lw=0.8, ls=":")
         ax.set_xticks(range(len(tasks)), names, rotation=25, fontsize=8)
         ax.set_title(label, fontsize=9)
         ax.legend(fontsize=7, ncol=3)
-    for extra in list(axes.flat)[len(configs) + len(panels):]:
+    for extra in list(axes.flat)[len(configs) + len(panels) :]:
         extra.axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
@@ -1145,9 +1312,13 @@ def plot(rows: list[dict[str, Any]], args: argparse.Namespace, path: Path, title
 
 
 # --------------------------------------------------------------------------- pooling runs
-POOLED = (("mdvec/bare (cpu)", "mdvec", "bare", "cpu_rate"), ("mdvec C/bare (cpu)", "mdvec C", "bare", "cpu_rate"),
-          ("mdvec/bare", "mdvec", "bare", "rate"), ("mdvec/EnvPool", "mdvec", "EnvPool", "rate"),
-          ("mdvec gym/EnvPool", "mdvec gym", "EnvPool", "rate"))
+POOLED = (
+    ("mdvec/bare (cpu)", "mdvec", "bare", "cpu_rate"),
+    ("mdvec C/bare (cpu)", "mdvec C", "bare", "cpu_rate"),
+    ("mdvec/bare", "mdvec", "bare", "rate"),
+    ("mdvec/EnvPool", "mdvec", "EnvPool", "rate"),
+    ("mdvec gym/EnvPool", "mdvec gym", "EnvPool", "rate"),
+)
 
 
 def pair_ratios(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> list[float]:
@@ -1172,30 +1343,42 @@ def pool(paths: list[Path]) -> str:
         qs = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
         return f"{statistics.median(xs):.2f} ({qs[0]:.2f}-{qs[2]:.2f}, {len(xs)})"
 
-    loads = [f"{r['stamp']}: load {r['machine']['loadavg'][0]:.1f} -> {r['machine_after']['loadavg'][0]:.1f}"
-             for r in reports]
-    lines = [f"Pooled over {len(reports)} runs ({'; '.join(loads)}): median of every per-round ratio, "
-             "(quartiles, number of pairs).", "",
-             "| task | T | " + " | ".join(name for name, *_ in POOLED) + " |",
-             "|---|---|" + "---|" * len(POOLED)]
+    loads = [
+        f"{r['stamp']}: load {r['machine']['loadavg'][0]:.1f} -> {r['machine_after']['loadavg'][0]:.1f}"
+        for r in reports
+    ]
+    lines = [
+        f"Pooled over {len(reports)} runs ({'; '.join(loads)}): median of every per-round ratio, "
+        "(quartiles, number of pairs).",
+        "",
+        "| task | T | " + " | ".join(name for name, *_ in POOLED) + " |",
+        "|---|---|" + "---|" * len(POOLED),
+    ]
     for task in tasks:
         for t in threads:
             cols = []
             for _, a, b, key in POOLED:
-                xs = [x for g in groups if g["task"] == task
-                      for x in pair_ratios(cell_of(g, a, t), cell_of(g, b, t), key)]
+                xs = [
+                    x for g in groups if g["task"] == task for x in pair_ratios(cell_of(g, a, t), cell_of(g, b, t), key)
+                ]
                 cols.append(q(xs))
             lines.append(f"| {task} | {t} | " + " | ".join(cols) + " |")
-    eng = (("engine ratio", "engine envpool engine / gym xml", "bare"),
-           ("official old / mujoco 4", "engine official old / gym xml", "bare"),
-           ("EnvPool xml / gym xml (mujoco 4; control)", "engine mujoco / envpool xml", "bare"),
-           ("physics ratio", "engine envpool engine / envpool xml", "bare"))
+    eng = (
+        ("engine ratio", "engine envpool engine / gym xml", "bare"),
+        ("official old / mujoco 4", "engine official old / gym xml", "bare"),
+        ("EnvPool xml / gym xml (mujoco 4; control)", "engine mujoco / envpool xml", "bare"),
+        ("physics ratio", "engine envpool engine / envpool xml", "bare"),
+    )
     lines += ["", "| task | " + " | ".join(name for name, *_ in eng) + " |", "|---|" + "---|" * len(eng)]
     for task in tasks:
         cols = []
         for _, a, b in eng:
-            xs = [x for g in groups if g["task"] == task for x in pair_ratios(cell_of(g, a, None), cell_of(g, b, 1),
-                                                                              "cpu_rate")]
+            xs = [
+                x
+                for g in groups
+                if g["task"] == task
+                for x in pair_ratios(cell_of(g, a, None), cell_of(g, b, 1), "cpu_rate")
+            ]
             cols.append(q(xs))
         lines.append(f"| {task} | " + " | ".join(cols) + " |")
     return "\n".join(lines) + "\n"
@@ -1215,15 +1398,27 @@ def machine_info() -> dict[str, Any]:
         gov = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").read_text().strip()
     except OSError:
         gov = "unknown"
-    return {"cores": os.cpu_count(), "cpus_allowed": CPUS, "loadavg": list(os.getloadavg()), "cpu_model": model,
-            "governor": gov, "platform": platform.platform(),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    return {
+        "cores": os.cpu_count(),
+        "cpus_allowed": CPUS,
+        "loadavg": list(os.getloadavg()),
+        "cpu_model": model,
+        "governor": gov,
+        "platform": platform.platform(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
 
 
 def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"python": platform.python_version(), "numpy": np.__version__, "mujoco": mujoco.__version__,
-                           "gymnasium": gymnasium.__version__ if gymnasium else None, "mdvec": mdvec.__version__,
-                           "mdvec_library": mdvec_lib().mdvec_version(), "mdvec_lib_path": os.environ.get("MDVEC_LIB")}
+    out: dict[str, Any] = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "mujoco": mujoco.__version__,
+        "gymnasium": gymnasium.__version__ if gymnasium else None,
+        "mdvec": mdvec.__version__,
+        "mdvec_library": mdvec_lib().mdvec_version(),
+        "mdvec_lib_path": os.environ.get("MDVEC_LIB"),
+    }
     try:
         import envpool
 
@@ -1240,13 +1435,21 @@ def versions(shim: Shim, engines: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out["envpool_mujoco"] = out.get("envpool_engine_version")
     out["script_sha256"] = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
     try:
-        out["git"] = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
-                                    text=True).stdout.strip() or None
+        out["git"] = (
+            subprocess.run(
+                ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
+            ).stdout.strip()
+            or None
+        )
         if out["git"] is None and (ROOT / "COMMIT").is_file():  # an export (git archive) of a commit
             out["git"] = (ROOT / "COMMIT").read_text().strip() + " (export)"
-        out["crew_modified"] = bool(subprocess.run(  # the crew compiled into the bare loop, not in script_sha256
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "bench/crew.c", "bench/crew.h"],
-            capture_output=True, text=True).stdout.strip())
+        out["crew_modified"] = bool(
+            subprocess.run(  # the crew compiled into the bare loop, not in script_sha256
+                ["git", "-C", str(ROOT), "status", "--porcelain", "--", "bench/crew.c", "bench/crew.h"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+        )
     except OSError:
         pass
     return out
@@ -1272,8 +1475,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--engine-envs", type=int, default=8, help="N of the engine cells (T = 1)")
     p.add_argument("--async-max-envs", type=int, default=64)
     p.add_argument("--envpool-lib", default=None, help="EnvPool's mujoco_gym_envpool.so (default: found via import)")
-    p.add_argument("--old-mujoco", default=None,
-                   help="the official libmujoco.so of EnvPool's MuJoCo version (default build-bench/mujoco-*/)")
+    p.add_argument(
+        "--old-mujoco",
+        default=None,
+        help="the official libmujoco.so of EnvPool's MuJoCo version (default build-bench/mujoco-*/)",
+    )
     p.add_argument("--build-dir", type=Path, default=ROOT / "build-bench" / "v5_bare")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true")
@@ -1281,16 +1487,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--resume", type=Path, default=None, help="a partial v5_sidebyside_*.json to continue")
     p.add_argument("--name", default="v5_sidebyside", help="file name stem before the time stamp")
     p.add_argument("--verbose", action="store_true")
-    p.add_argument("--bare-follows-mdvec", action="store_true",
-                   help="experiment: each bare window starts from the mdvec C cell's current states (the same part of "
-                        "the episodes) instead of the recording's start; no replayed resets, no replay check")
+    p.add_argument(
+        "--bare-follows-mdvec",
+        action="store_true",
+        help="experiment: each bare window starts from the mdvec C cell's current states (the same part of "
+        "the episodes) instead of the recording's start; no replayed resets, no replay check",
+    )
     a = p.parse_args(argv)
     a.tasks = tuple(t for t in a.tasks.split(",") if t)
     unknown = [t for t in a.tasks if t not in TASKS]
     if unknown:
         p.error(f"--tasks: unknown {unknown}; choose from {','.join(TASKS)}")
-    quick = {"envs": (8,), "window_seconds": 0.05, "rounds": 2,
-             "backends": ",".join(b for b in DEFAULT_BACKENDS if b != "batch")}
+    quick = {
+        "envs": (8,),
+        "window_seconds": 0.05,
+        "rounds": 2,
+        "backends": ",".join(b for b in DEFAULT_BACKENDS if b != "batch"),
+    }
     full = {"envs": (8, 64), "window_seconds": 0.15, "rounds": 8, "backends": ",".join(DEFAULT_BACKENDS)}
     for k, v in (quick if a.quick else full).items():
         if getattr(a, k) is None:
@@ -1302,8 +1515,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return a
 
 
-SETTING_KEYS = ("tasks", "threads", "envs", "window_seconds", "rounds", "backends", "engine_envs",
-                "async_max_envs", "seed", "quick")
+SETTING_KEYS = (
+    "tasks",
+    "threads",
+    "envs",
+    "window_seconds",
+    "rounds",
+    "backends",
+    "engine_envs",
+    "async_max_envs",
+    "seed",
+    "quick",
+)
 
 
 def main(argv: list[str]) -> int:
@@ -1317,8 +1540,10 @@ def main(argv: list[str]) -> int:
             rows = summarize(report["groups"], args)
             stem = path.with_suffix("")
             stem.with_suffix(".md").write_text(markdown(rows, report["groups"], args, report))
-            title = (f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, "
-                     f"{report['machine']['cpus_allowed']} CPUs, load {report['machine']['loadavg'][0]:.1f}")
+            title = (
+                f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, "
+                f"{report['machine']['cpus_allowed']} CPUs, load {report['machine']['loadavg'][0]:.1f}"
+            )
             print(plot(rows, args, stem.with_suffix(".png"), title))
         return 0
     args = parse_args(argv)
@@ -1337,15 +1562,26 @@ def main(argv: list[str]) -> int:
             return 2
         stem = args.resume.with_suffix("")
     else:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         stem = args.out / f"{args.name}_{stamp}"
-        report = {"tool": "bench/v5_sidebyside.py", "stamp": stamp, "machine": machine_info(),
-                  "versions": versions(shim, engines), "engines": engines, "settings": settings,
-                  "bare_shim": str(shim.path), "groups": [], "complete": False}
+        report = {
+            "tool": "bench/v5_sidebyside.py",
+            "stamp": stamp,
+            "machine": machine_info(),
+            "versions": versions(shim, engines),
+            "engines": engines,
+            "settings": settings,
+            "bare_shim": str(shim.path),
+            "groups": [],
+            "complete": False,
+        }
         args.out.mkdir(parents=True, exist_ok=True)
-    print(f"v5 side-by-side: {CPUS} CPUs, load {os.getloadavg()[0]:.2f}; tasks {len(args.tasks)}, threads "
-          f"{args.threads}, envs {args.envs}, {args.rounds} x {args.window_seconds} s; engines "
-          f"{ {k: e.get('path', e.get('skipped')) for k, e in engines.items()} }", flush=True)
+    print(
+        f"v5 side-by-side: {CPUS} CPUs, load {os.getloadavg()[0]:.2f}; tasks {len(args.tasks)}, threads "
+        f"{args.threads}, envs {args.envs}, {args.rounds} x {args.window_seconds} s; engines "
+        f"{ {k: e.get('path', e.get('skipped')) for k, e in engines.items()} }",
+        flush=True,
+    )
     done = {(g["task"], g["num_envs"]) for g in report["groups"]}
     gi = 0
     for task in args.tasks:
@@ -1359,8 +1595,11 @@ def main(argv: list[str]) -> int:
             print(f"  {g['seconds']:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in g["phases"].items()), flush=True)
             stem.with_suffix(".json").write_text(json.dumps(report, separators=(",", ":")))
             for c in g["cells"]:
-                print(f"  {c['label']:38s} T={c['threads']}  {c['median']:>12,.0f} env-steps/s  "
-                      f"spread {100 * c['spread']:.0f}%", flush=True)
+                print(
+                    f"  {c['label']:38s} T={c['threads']}  {c['median']:>12,.0f} env-steps/s  "
+                    f"spread {100 * c['spread']:.0f}%",
+                    flush=True,
+                )
     report["machine_after"] = machine_info()
     rows = summarize(report["groups"], args)
     report["rows"] = rows
@@ -1372,14 +1611,18 @@ def main(argv: list[str]) -> int:
     for g in report["groups"]:
         for c in g["cells"]:
             if c["spread"] > SPREAD_WARNING:
-                warnings.append(f"{g['task']} N={g['num_envs']} {c['label']} T={c['threads']}: windows spread "
-                                f"{100 * c['spread']:.0f}%")
+                warnings.append(
+                    f"{g['task']} N={g['num_envs']} {c['label']} T={c['threads']}: windows spread "
+                    f"{100 * c['spread']:.0f}%"
+                )
     report["warnings"] = warnings
     report["complete"] = True
     md = markdown(rows, report["groups"], args, report)
     stem.with_suffix(".md").write_text(md)
-    title = (f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, {CPUS} CPUs, load "
-             f"{report['machine']['loadavg'][0]:.1f}")
+    title = (
+        f"mdvec v5 side-by-side {report['stamp']}: {report['machine']['cpu_model']}, {CPUS} CPUs, load "
+        f"{report['machine']['loadavg'][0]:.1f}"
+    )
     report["plot"] = plot(rows, args, stem.with_suffix(".png"), title)
     stem.with_suffix(".json").write_text(json.dumps(report, separators=(",", ":")))
     print()

@@ -24,10 +24,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ("Haswell", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen", "Sandybridge", "Nehalem", "Prescott")
 # The equality tests: every module that compares mdvec with its reference bit for bit.
-TESTS = ("test_npdot.py", "test_v5_a.py", "test_v5_b.py", "test_hopper.py", "test_binding.py", "test_gym.py",
-         "test_sb3.py", "test_contract.py", "test_make.py")
-PROBE = ("import json, mdvec; d = mdvec.numpy_dot(); "
-         "print(json.dumps({'kernel': d.kernel, 'proven': d.proven, 'describe': d.describe()}))")
+TESTS = (
+    "test_npdot.py",
+    "test_v5_a.py",
+    "test_v5_b.py",
+    "test_hopper.py",
+    "test_binding.py",
+    "test_gym.py",
+    "test_sb3.py",
+    "test_contract.py",
+    "test_make.py",
+)
+PROBE = (
+    "import json, mdvec; d = mdvec.numpy_dot(); "
+    "print(json.dumps({'kernel': d.kernel, 'proven': d.proven, 'describe': d.describe()}))"
+)
 
 
 def run(cmd: list[str], coretype: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -62,19 +73,30 @@ def main() -> int:
         json_path = args.out.parent / f"contract-{kernel}.json"
         contract = run([py, "-m", "mdvec", "contract", "--quick", "--json", str(json_path)], coretype, 900)
         total = json.loads(json_path.read_text())["total"] if json_path.is_file() else {}
-        tests = run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *[f"tests/py/{t}" for t in TESTS]],
-                    coretype, 1800)
+        tests = run(
+            [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *[f"tests/py/{t}" for t in TESTS]], coretype, 1800
+        )
         closing = (tests.stdout.strip().splitlines() or [""])[-1]
         counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?)", closing)}
         ok = contract.returncode == 0 and tests.returncode == 0 and counts.get("passed", 0) > 0
         failed |= not ok
-        row = {"requested": names, "contract_exit": contract.returncode, "values": total.get("values", 0),
-               "values_identical": total.get("values_identical", 0), "not_proven": total.get("not_proven"),
-               "tests": closing, "tests_exit": tests.returncode, "passed": ok,
-               "seconds": round(time.perf_counter() - t0, 1)}
+        row = {
+            "requested": names,
+            "contract_exit": contract.returncode,
+            "values": total.get("values", 0),
+            "values_identical": total.get("values_identical", 0),
+            "not_proven": total.get("not_proven"),
+            "tests": closing,
+            "tests_exit": tests.returncode,
+            "passed": ok,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
         report["kernels"][kernel] = row  # type: ignore[index]
-        print(f"kernels: {kernel} ({', '.join(names)}): contract {row['values_identical']}/{row['values']} values "
-              f"bit-identical (exit {contract.returncode}); tests: {closing}; {row['seconds']} s", flush=True)
+        print(
+            f"kernels: {kernel} ({', '.join(names)}): contract {row['values_identical']}/{row['values']} values "
+            f"bit-identical (exit {contract.returncode}); tests: {closing}; {row['seconds']} s",
+            flush=True,
+        )
         if not ok:
             tail = "\n".join((contract.stdout + tests.stdout + tests.stderr).strip().splitlines()[-40:])
             print(f"kernels: {kernel} FAILED; last lines:\n{tail}", flush=True)
@@ -84,16 +106,20 @@ def main() -> int:
     print()
     print(f"{'kernel':16s} {'asked as':40s} {'values compared':>15s} {'bit-identical':>13s}  tests")
     for kernel, row in report["kernels"].items():  # type: ignore[union-attr]
-        print(f"{kernel:16s} {', '.join(row['requested']):40s} {row['values']:15d} {row['values_identical']:13d}  "
-              f"{row['tests']}")
+        print(
+            f"{kernel:16s} {', '.join(row['requested']):40s} {row['values']:15d} {row['values_identical']:13d}  "
+            f"{row['tests']}"
+        )
     for name, req in report["requested"].items():  # type: ignore[union-attr]
         if req.get("skipped"):
             print(f"{'-':16s} {name:40s} {'-':>15s} {'-':>13s}  cannot run here: {req['skipped']}")
     if not groups:
         print("kernels: no kernel could run")
         return 1
-    print(f"kernels: {sum(r['passed'] for r in report['kernels'].values())} of {len(groups)} kernels equal"  # type: ignore[union-attr]
-          + ("" if not failed else "; FAILED"))
+    print(
+        f"kernels: {sum(r['passed'] for r in report['kernels'].values())} of {len(groups)} kernels equal"  # type: ignore[union-attr]
+        + ("" if not failed else "; FAILED")
+    )
     return 1 if failed else 0
 
 

@@ -38,24 +38,19 @@ ADAPTERS = {"mdvec.gym": "gymnasium", "mdvec.sb3": "stable_baselines3", "mdvec.r
 EXTRA_MODULES = {"gymnasium": "gymnasium", "sb3": "stable_baselines3"}  # a RUN command's extra -> its module
 
 # Python and C blocks that neither run nor are excerpts: (document, a line of the block) -> why.
-ABRIDGED = ("an abridged illustration, not a verbatim excerpt "
-            "(docs/adding_a_task.md is being rewritten around checked excerpts)")
 EXEMPT_BLOCKS = {
-    ("docs/adding_a_task.md", "const mdv_task mdv_task_hopper_v5 = {"): ABRIDGED,
-    ("docs/adding_a_task.md", "static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {"): ABRIDGED,
-    ("docs/adding_a_task.md", ("static const mdv_field walker_info[GW_N_INFO] = {"
-                               "   /* gym_mujoco.c: Hopper's and Walker2d's */")): ABRIDGED,
-    ("docs/adding_a_task.md", "double x_position_before = d->qpos[0];"): ABRIDGED,
-    ("docs/duck_task.md", "# v1"):
-        "the reward as formulas, names from the surrounding text (mdvec.reference computes it; the contract compares)",
-    ("docs/rllib.md", "from mdvec.rllib import ppo_config"):
-        "100 PPO iterations on 8 EnvRunners (hours, ray); ci/rllib.sh runs tests/py/test_rllib.py",
-    ("docs/rllib.md", "config.environment(mdvec.rllib.RLlibVectorEnv,"):
-        "a fragment of a config (S, N, config from the text); mdvec.rllib.ppo_config builds it, tested by ci/rllib.sh",
-    ("docs/adding_a_task.md", '"Hopper-v5": GymTask('):
-        "an entry of GYM_TASKS, abridged to its options (the file is being reshaped; see docs/adding_a_task.md)",
-    ("docs/adding_a_task.md", 'env = gymnasium.make("mdvec/Hopper-v5")'):
-        "two lines of what registration gives; docs/gymnasium.md's blocks run the same calls",
+    (
+        "docs/duck_task.md",
+        "# v1",
+    ): "the reward as formulas, names from the surrounding text (mdvec.reference computes it; the contract compares)",
+    (
+        "docs/rllib.md",
+        "from mdvec.rllib import ppo_config",
+    ): "100 PPO iterations on 8 EnvRunners (hours, ray); ci/rllib.sh runs tests/py/test_rllib.py",
+    (
+        "docs/rllib.md",
+        "config.environment(mdvec.rllib.RLlibVectorEnv,",
+    ): "a fragment of a config (S, N, config from the text); mdvec.rllib.ppo_config builds it, tested by ci/rllib.sh",
 }
 
 RUN, ELSEWHERE, EXEMPT = "RUN", "ELSEWHERE", "EXEMPT"
@@ -63,134 +58,217 @@ RUN, ELSEWHERE, EXEMPT = "RUN", "ELSEWHERE", "EXEMPT"
 # note names the extra it needs ("" for none). ELSEWHERE: the note starts with the file that runs it.
 COMMANDS = {
     # README.md
-    "python3 -m venv .venv && . .venv/bin/activate && pip install . && python -m mdvec demo":
-        (ELSEWHERE, "ci/installs.sh: the README's first command, word for word, in a fresh clone"),
-    "pip install -r requirements.txt && meson setup build && ninja -C build test":
-        (ELSEWHERE, "ci/test.sh: the test stage; ci/installs.sh runs it in a core-only venv too"),
+    "python3 -m venv .venv && . .venv/bin/activate && pip install . && python -m mdvec demo": (
+        ELSEWHERE,
+        "ci/installs.sh: the README's first command, word for word, in a fresh clone",
+    ),
+    "pip install -r requirements.txt && meson setup build && ninja -C build test": (
+        ELSEWHERE,
+        "ci/test.sh: the test stage; ci/installs.sh runs it in a core-only venv too",
+    ),
     # CONTRIBUTING.md
-    "meson test -C build --suite python":
-        (ELSEWHERE, "ci/test.sh: ninja -C build test runs the python suite with the others"),
+    "meson test -C build --suite python": (
+        ELSEWHERE,
+        "ci/test.sh: ninja -C build test runs the python suite with the others",
+    ),
     "PYTHONPATH=python MDVEC_LIB=build/libmdvec/libmdvec.so MDVEC_TESTHOOKS=build/tests/libmdvec_testhooks.so "
-    "MDVEC_BENCH=build/bench/mdvec_bench python -m pytest -q tests/py/test_binding.py":
-        (ELSEWHERE, "tests/meson.build: the python suite runs each file with this environment (ci/test.sh)"),
-    "python -m mdvec bench --quick --no-plot":
-        (ELSEWHERE, "ci/wheel.sh: python -m mdvec bench --quick --no-plot, from the installed wheel"),
+    "MDVEC_BENCH=build/bench/mdvec_bench python -m pytest -q tests/py/test_binding.py": (
+        ELSEWHERE,
+        "tests/meson.build: the python suite runs each file with this environment (ci/test.sh)",
+    ),
+    "python -m mdvec bench --quick --no-plot": (
+        ELSEWHERE,
+        "ci/wheel.sh: python -m mdvec bench --quick --no-plot, from the installed wheel",
+    ),
     # docs/python.md
     "python -m mdvec --version": (RUN, ""),
     "python -m mdvec --help": (RUN, ""),
     "python -m mdvec contract -h": (RUN, ""),
     # docs/building.md, docs/gymnasium.md
-    "pip install -r requirements.txt":
-        (ELSEWHERE, "ci/venv.sh: the CI venv is made from requirements.txt"),
-    "pip install --no-build-isolation -Cbuild-dir=build-editable -e .":
-        (EXEMPT, "an editable install into the active venv: it would replace the mdvec under test"),
-    'pip install ".[gymnasium]"':
-        (ELSEWHERE, "ci/extras.sh: pip install \"mdvec[gymnasium]\" in the wheel venv, the same extra"),
-    "pip install torch==2.13.0":
-        (ELSEWHERE, "ci/extras.sh: installs torch==2.13.0 before the sb3 extra"),
-    'pip install ".[sb3]"':
-        (ELSEWHERE, "ci/extras.sh: pip install \"mdvec[sb3]\" in the wheel venv, the same extra"),
-    "meson setup build && ninja -C build":
-        (ELSEWHERE, "ci/test.sh: meson setup build && ninja -C build test"),
-    "meson test -C build --suite c":
-        (ELSEWHERE, "ci/test.sh: ninja -C build test runs the c suite with the others"),
-    "meson setup build-asan -Db_sanitize=address,undefined -Dbuildtype=debugoptimized -Dpython_tests=false":
-        (ELSEWHERE, "ci/sanitize.sh: the asan stage"),
-    "meson test -C build-asan --print-errorlogs":
-        (ELSEWHERE, "ci/sanitize.sh: the asan stage"),
-    "meson setup build-tsan -Db_sanitize=thread -Dbuildtype=debugoptimized -Dpython_tests=false":
-        (ELSEWHERE, "ci/sanitize.sh: the tsan stage"),
-    'setarch "$(uname -m)" -R meson test -C build-tsan --print-errorlogs':
-        (ELSEWHERE, "ci/sanitize.sh: the tsan stage"),
+    "pip install -r requirements.txt": (ELSEWHERE, "ci/venv.sh: the CI venv is made from requirements.txt"),
+    "pip install --no-build-isolation -Cbuild-dir=build-editable -e .": (
+        EXEMPT,
+        "an editable install into the active venv: it would replace the mdvec under test",
+    ),
+    'pip install ".[gymnasium]"': (
+        ELSEWHERE,
+        'ci/extras.sh: pip install "mdvec[gymnasium]" in the wheel venv, the same extra',
+    ),
+    "pip install torch==2.13.0": (ELSEWHERE, "ci/extras.sh: installs torch==2.13.0 before the sb3 extra"),
+    'pip install ".[sb3]"': (ELSEWHERE, 'ci/extras.sh: pip install "mdvec[sb3]" in the wheel venv, the same extra'),
+    "meson setup build && ninja -C build": (ELSEWHERE, "ci/test.sh: meson setup build && ninja -C build test"),
+    "meson test -C build --suite c": (ELSEWHERE, "ci/test.sh: ninja -C build test runs the c suite with the others"),
+    "meson setup build-asan -Db_sanitize=address,undefined -Dbuildtype=debugoptimized -Dpython_tests=false": (
+        ELSEWHERE,
+        "ci/sanitize.sh: the asan stage",
+    ),
+    "meson test -C build-asan --print-errorlogs": (ELSEWHERE, "ci/sanitize.sh: the asan stage"),
+    "meson setup build-tsan -Db_sanitize=thread -Dbuildtype=debugoptimized -Dpython_tests=false": (
+        ELSEWHERE,
+        "ci/sanitize.sh: the tsan stage",
+    ),
+    'setarch "$(uname -m)" -R meson test -C build-tsan --print-errorlogs': (
+        ELSEWHERE,
+        "ci/sanitize.sh: the tsan stage",
+    ),
     # docs/c_api.md
-    'meson setup build-inst --prefix="$HOME/.local" -Dpython_tests=false && meson install -C build-inst':
-        (ELSEWHERE, "ci/install.sh: meson install into a scratch prefix"),
-    'cd examples/c && PKG_CONFIG_PATH="$(dirname "$(find "$HOME/.local" -name mdvec.pc)")" make && ./hold_pose':
-        (ELSEWHERE, "ci/install.sh: examples/c/Makefile through pkg-config, then the program"),
+    'meson setup build-inst --prefix="$HOME/.local" -Dpython_tests=false && meson install -C build-inst': (
+        ELSEWHERE,
+        "ci/install.sh: meson install into a scratch prefix",
+    ),
+    'cd examples/c && PKG_CONFIG_PATH="$(dirname "$(find "$HOME/.local" -name mdvec.pc)")" make && ./hold_pose': (
+        ELSEWHERE,
+        "ci/install.sh: examples/c/Makefile through pkg-config, then the program",
+    ),
     # docs/install.md
-    "bash ci/build_wheel.sh dist":
-        (ELSEWHERE, "ci/wheel.sh: bash ci/build_wheel.sh build-ci-out/dist, the same script"),
-    "python3 -m venv .venv && . .venv/bin/activate":
-        (ELSEWHERE, "ci/wheel.sh: a fresh venv for the wheel (.venv-ci-wheel)"),
-    "pip install dist/mdvec-*-manylinux_*.whl":
-        (ELSEWHERE, "ci/wheel.sh: pip install --only-binary :all: of the built wheel, no compiler on PATH"),
-    'pip install "$(ls dist/mdvec-*-manylinux_*.whl)[gymnasium]"':
-        (ELSEWHERE, "ci/wheel.sh: the wheel file with its gymnasium extra, then contract --quick"),
-    "python -m mdvec demo":
-        (ELSEWHERE, "ci/wheel.sh: python -m mdvec demo from the installed wheel"),
-    "cc -O2 -o hold_pose examples/c/hold_pose.c $(mdvec-config --cflags --libs)":
-        (ELSEWHERE, "ci/wheel.sh: hold_pose.c built with mdvec-config against the pip install alone"),
-    "./hold_pose":
-        (ELSEWHERE, "ci/wheel.sh: runs the program it built, without LD_LIBRARY_PATH"),
-    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) pkg-config --cflags --libs mdvec":
-        (ELSEWHERE, "ci/wheel.sh: examples/c/Makefile through PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir)"),
-    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) make -C examples/c && examples/c/hold_pose":
-        (ELSEWHERE, "ci/wheel.sh: examples/c/Makefile through pkg-config, then the program"),
-    'pip install "mdvec[gymnasium]"':
-        (ELSEWHERE, "ci/extras.sh: pip install \"mdvec[gymnasium]\" in the wheel venv"),
-    "mdvec-config --model Hopper-v5":
-        (ELSEWHERE, "ci/wheel.sh: gym_task.c run on mdvec-config --model Hopper-v5; tests/py/test_config_tool.py"),
-    "mdvec-config --gym-assets":
-        (ELSEWHERE, "tests/py/test_config_tool.py: --gym-assets against gymnasium's assets folder"),
-    "cc -O2 -o gym_task examples/c/gym_task.c $(mdvec-config --cflags --libs)":
-        (ELSEWHERE, "ci/wheel.sh: gym_task.c built against the pip install alone"),
-    './gym_task Hopper-v5 "$(mdvec-config --model Hopper-v5)"':
-        (ELSEWHERE, "ci/wheel.sh: runs gym_task on Gymnasium's hopper.xml"),
+    "bash ci/build_wheel.sh dist": (
+        ELSEWHERE,
+        "ci/wheel.sh: bash ci/build_wheel.sh build-ci-out/dist, the same script",
+    ),
+    "python3 -m venv .venv && . .venv/bin/activate": (
+        ELSEWHERE,
+        "ci/wheel.sh: a fresh venv for the wheel (.venv-ci-wheel)",
+    ),
+    "pip install dist/mdvec-*-manylinux_*.whl": (
+        ELSEWHERE,
+        "ci/wheel.sh: pip install --only-binary :all: of the built wheel, no compiler on PATH",
+    ),
+    'pip install "$(ls dist/mdvec-*-manylinux_*.whl)[gymnasium]"': (
+        ELSEWHERE,
+        "ci/wheel.sh: the wheel file with its gymnasium extra, then contract --quick",
+    ),
+    "python -m mdvec demo": (ELSEWHERE, "ci/wheel.sh: python -m mdvec demo from the installed wheel"),
+    "cc -O2 -o hold_pose examples/c/hold_pose.c $(mdvec-config --cflags --libs)": (
+        ELSEWHERE,
+        "ci/wheel.sh: hold_pose.c built with mdvec-config against the pip install alone",
+    ),
+    "./hold_pose": (ELSEWHERE, "ci/wheel.sh: runs the program it built, without LD_LIBRARY_PATH"),
+    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) pkg-config --cflags --libs mdvec": (
+        ELSEWHERE,
+        "ci/wheel.sh: examples/c/Makefile through PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir)",
+    ),
+    "PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir) make -C examples/c && examples/c/hold_pose": (
+        ELSEWHERE,
+        "ci/wheel.sh: examples/c/Makefile through pkg-config, then the program",
+    ),
+    'pip install "mdvec[gymnasium]"': (ELSEWHERE, 'ci/extras.sh: pip install "mdvec[gymnasium]" in the wheel venv'),
+    "mdvec-config --model Hopper-v5": (
+        ELSEWHERE,
+        "ci/wheel.sh: gym_task.c run on mdvec-config --model Hopper-v5; tests/py/test_config_tool.py",
+    ),
+    "mdvec-config --gym-assets": (
+        ELSEWHERE,
+        "tests/py/test_config_tool.py: --gym-assets against gymnasium's assets folder",
+    ),
+    "cc -O2 -o gym_task examples/c/gym_task.c $(mdvec-config --cflags --libs)": (
+        ELSEWHERE,
+        "ci/wheel.sh: gym_task.c built against the pip install alone",
+    ),
+    './gym_task Hopper-v5 "$(mdvec-config --model Hopper-v5)"': (
+        ELSEWHERE,
+        "ci/wheel.sh: runs gym_task on Gymnasium's hopper.xml",
+    ),
     # docs/training.md
-    "python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 3000000 --seed 1 --out runs/duck1":
-        (EXEMPT, "3M steps: about an hour on 2 cores; tests/py/test_train.py trains the same code briefly"),
-    "python -m mdvec evaluate --policy runs/duck1/policy.zip":
-        (EXEMPT, "needs the hour-long run above; tests/py/test_train.py: test_evaluate_command_on_a_trained_policy"),
-    "python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif":
-        (EXEMPT, "needs the hour-long run above; tests/py/test_train.py: test_render_writes_a_gif_with_the_shoves"),
+    "python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 3000000 --seed 1 --out runs/duck1": (
+        EXEMPT,
+        "3M steps: about an hour on 2 cores; tests/py/test_train.py trains the same code briefly",
+    ),
+    "python -m mdvec evaluate --policy runs/duck1/policy.zip": (
+        EXEMPT,
+        "needs the hour-long run above; tests/py/test_train.py: test_evaluate_command_on_a_trained_policy",
+    ),
+    "python -m mdvec render --policy runs/duck1/policy.zip --out duck.gif": (
+        EXEMPT,
+        "needs the hour-long run above; tests/py/test_train.py: test_render_writes_a_gif_with_the_shoves",
+    ),
     "python -m mdvec train --env Hopper-v5 --backend mdvec --envs 4 --n-steps 128 --batch-size 128 "
-    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_c":
-        (ELSEWHERE, ("tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
-                     "both backends at smaller scale")),
+    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_c": (
+        ELSEWHERE,
+        (
+            "tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
+            "both backends at smaller scale"
+        ),
+    ),
     "python -m mdvec train --env Hopper-v5 --backend processes --envs 4 --n-steps 128 --batch-size 128 "
-    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_gym":
-        (ELSEWHERE, ("tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
-                     "both backends at smaller scale")),
-    "python -m mdvec evaluate --policy runs/hopper_c/policy.zip --seeds 1,2 --episodes 5":
-        (ELSEWHERE, "tests/py/test_train.py: test_train_command_on_hopper_and_evaluate_it"),
-    "python -m mdvec render --policy runs/hopper_c/policy.zip --out hopper.gif":
-        (ELSEWHERE, ("tests/py/test_render_gl.py: test_render_a_gymnasium_task_with_the_zero_action_baseline "
-                     "(Hopper-v5; a trained policy's render: test_train.py on the duck)")),
+    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/hopper_gym": (
+        ELSEWHERE,
+        (
+            "tests/py/test_train.py: test_hopper_training_is_bit_identical_to_gymnasiums_own_env, "
+            "both backends at smaller scale"
+        ),
+    ),
+    "python -m mdvec evaluate --policy runs/hopper_c/policy.zip --seeds 1,2 --episodes 5": (
+        ELSEWHERE,
+        "tests/py/test_train.py: test_train_command_on_hopper_and_evaluate_it",
+    ),
+    "python -m mdvec render --policy runs/hopper_c/policy.zip --out hopper.gif": (
+        ELSEWHERE,
+        (
+            "tests/py/test_render_gl.py: test_render_a_gymnasium_task_with_the_zero_action_baseline "
+            "(Hopper-v5; a trained policy's render: test_train.py on the duck)"
+        ),
+    ),
     # docs/benchmarks.md, docs/benchmarks_v5.md
-    ".venv-envpool/bin/python bench/v5_sidebyside.py":
-        (EXEMPT, "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own"),
-    "python -m venv .venv-envpool":
-        (EXEMPT, "sets up the EnvPool venv of the benchmark (network)"),
-    'echo "$PWD/.venv/lib/python3.11/site-packages" > .venv-envpool/lib/python3.11/site-packages/_main_venv.pth':
-        (EXEMPT, "sets up the EnvPool venv of the benchmark"),
-    ".venv-envpool/bin/pip install envpool":
-        (EXEMPT, "EnvPool from PyPI (network), for the benchmark only"),
+    ".venv-envpool/bin/python bench/v5_sidebyside.py": (
+        EXEMPT,
+        "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own",
+    ),
+    "python -m venv .venv-envpool": (EXEMPT, "sets up the EnvPool venv of the benchmark (network)"),
+    'echo "$PWD/.venv/lib/python3.11/site-packages" > .venv-envpool/lib/python3.11/site-packages/_main_venv.pth': (
+        EXEMPT,
+        "sets up the EnvPool venv of the benchmark",
+    ),
+    ".venv-envpool/bin/pip install envpool": (EXEMPT, "EnvPool from PyPI (network), for the benchmark only"),
     "pip download --no-deps mujoco==3.6.0 -d /tmp/mj360 && mkdir -p build-bench/mujoco-3.6.0 && "
-    "unzip -j /tmp/mj360/mujoco-3.6.0-*.whl 'mujoco/libmujoco.so.3.6.0' -d build-bench/mujoco-3.6.0":
-        (EXEMPT, "downloads MuJoCo 3.6.0 (network), for the benchmark's optional column"),
-    "meson setup build-bench && ninja -C build-bench libmdvec/libmdvec.so.1.1.0":
-        (EXEMPT, "the benchmark's build, as run on 2026-11-30 (libmdvec 1.1.0)"),
-    "MDVEC_LIB=$PWD/build-bench/libmdvec/libmdvec.so PYTHONPATH=python .venv-envpool/bin/python bench/v5_sidebyside.py":
-        (EXEMPT, "a benchmark: 10-13 minutes, needs the EnvPool venv"),
-    "... bench/v5_sidebyside.py --quick":
-        (EXEMPT, "a benchmark (about 1.5 minutes, the EnvPool venv); '...' abbreviates the line above"),
-    "... bench/v5_sidebyside.py --resume bench/results/v5_sidebyside_<stamp>.json":
-        (EXEMPT, "continues a cut benchmark run; <stamp> is a placeholder"),
-    "... bench/v5_sidebyside.py --backends bare,engines --threads 1 --envs 8 --rounds 20 --name v5_engines":
-        (EXEMPT, "a benchmark (minutes, the EnvPool venv)"),
-    '... bench/v5_sidebyside.py --backends "mdvec,EnvPool,bare,bare dyn" --tasks Walker2d-v5':
-        (EXEMPT, "a benchmark (minutes, the EnvPool venv)"),
-    '... bench/v5_sidebyside.py --backends "mdvec,mdvec C,bare" --bare-follows-mdvec --rounds 24':
-        (EXEMPT, "a benchmark (minutes, the EnvPool venv)"),
-    "python bench/v5_sidebyside.py --pool bench/results/v5_sidebyside_A.json ...B.json":
-        (EXEMPT, "A and B are placeholders for two runs' files"),
-    "python bench/v5_sidebyside.py --replot bench/results/v5_sidebyside_A.json":
-        (EXEMPT, "A is a placeholder for a run's file"),
+    "unzip -j /tmp/mj360/mujoco-3.6.0-*.whl 'mujoco/libmujoco.so.3.6.0' -d build-bench/mujoco-3.6.0": (
+        EXEMPT,
+        "downloads MuJoCo 3.6.0 (network), for the benchmark's optional column",
+    ),
+    "meson setup build-bench && ninja -C build-bench libmdvec/libmdvec.so.1.1.0": (
+        EXEMPT,
+        "the benchmark's build, as run on 2026-11-30 (libmdvec 1.1.0)",
+    ),
+    "MDVEC_LIB=$PWD/build-bench/libmdvec/libmdvec.so PYTHONPATH=python .venv-envpool/bin/python bench/v5_sidebyside.py": (
+        EXEMPT,
+        "a benchmark: 10-13 minutes, needs the EnvPool venv",
+    ),
+    "... bench/v5_sidebyside.py --quick": (
+        EXEMPT,
+        "a benchmark (about 1.5 minutes, the EnvPool venv); '...' abbreviates the line above",
+    ),
+    "... bench/v5_sidebyside.py --resume bench/results/v5_sidebyside_<stamp>.json": (
+        EXEMPT,
+        "continues a cut benchmark run; <stamp> is a placeholder",
+    ),
+    "... bench/v5_sidebyside.py --backends bare,engines --threads 1 --envs 8 --rounds 20 --name v5_engines": (
+        EXEMPT,
+        "a benchmark (minutes, the EnvPool venv)",
+    ),
+    '... bench/v5_sidebyside.py --backends "mdvec,EnvPool,bare,bare dyn" --tasks Walker2d-v5': (
+        EXEMPT,
+        "a benchmark (minutes, the EnvPool venv)",
+    ),
+    '... bench/v5_sidebyside.py --backends "mdvec,mdvec C,bare" --bare-follows-mdvec --rounds 24': (
+        EXEMPT,
+        "a benchmark (minutes, the EnvPool venv)",
+    ),
+    "python bench/v5_sidebyside.py --pool bench/results/v5_sidebyside_A.json ...B.json": (
+        EXEMPT,
+        "A and B are placeholders for two runs' files",
+    ),
+    "python bench/v5_sidebyside.py --replot bench/results/v5_sidebyside_A.json": (
+        EXEMPT,
+        "A is a placeholder for a run's file",
+    ),
     # docs/rllib.md
-    "python3 -m venv .venv-ray && . .venv-ray/bin/activate":
-        (ELSEWHERE, "ci/rllib.sh: makes a venv of its own for ray[rllib]"),
-    "pip install '.[rllib]'":
-        (ELSEWHERE, "ci/rllib.sh: installs the rllib extra's requirements (ci/requirements-rllib.txt) with torch"),
+    "python3 -m venv .venv-ray && . .venv-ray/bin/activate": (
+        ELSEWHERE,
+        "ci/rllib.sh: makes a venv of its own for ray[rllib]",
+    ),
+    "pip install '.[rllib]'": (
+        ELSEWHERE,
+        "ci/rllib.sh: installs the rllib extra's requirements (ci/requirements-rllib.txt) with torch",
+    ),
 }
 
 
@@ -237,8 +315,12 @@ def excerpt_source(code: str, suffixes: tuple[str, ...], sources: dict[tuple[str
 
 def source_files(suffixes: tuple[str, ...]) -> list[Path]:
     """Return the repository's source files with these suffixes (build trees and venvs left out)."""
-    return sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*")
-                  if p.suffix in suffixes and p.is_file() and "__pycache__" not in p.parts)
+    return sorted(
+        p
+        for d in SOURCE_DIRS
+        for p in (ROOT / d).rglob("*")
+        if p.suffix in suffixes and p.is_file() and "__pycache__" not in p.parts
+    )
 
 
 def missing_extras(code: str) -> list[str]:
@@ -246,8 +328,11 @@ def missing_extras(code: str) -> list[str]:
     gymnasium whose models a v5 task reads) that are not installed."""
     imported = re.findall(r"^\s*(?:import|from)\s+([\w.]+)", code, flags=re.M)
     needed = {name.split(".")[0] for name in imported} & set(OPTIONAL)
-    needed |= {module for adapter, module in ADAPTERS.items()
-               if any(name == adapter or name.startswith(adapter + ".") for name in imported)}
+    needed |= {
+        module
+        for adapter, module in ADAPTERS.items()
+        if any(name == adapter or name.startswith(adapter + ".") for name in imported)
+    }
     if re.search(r"[\"'](?:mdvec/)?\w+-v5[\"']", re.sub(r"#.*", "", code)):  # comments aside
         needed.add("gymnasium")
     return sorted(m for m in needed if importlib.util.find_spec(m) is None)
@@ -297,8 +382,9 @@ def check(docs: list[Path], run_all: bool) -> list[str]:
         for lang, body, line in fenced_blocks(doc.read_text()):
             where = f"{name}:{line}"
             if lang not in LANGUAGES:
-                failures.append(f"{where}: a fenced block must name its language, one of {sorted(LANGUAGES)} "
-                                f"(found {lang!r})")
+                failures.append(
+                    f"{where}: a fenced block must name its language, one of {sorted(LANGUAGES)} (found {lang!r})"
+                )
                 continue
             if lang == "text":
                 continue
@@ -310,8 +396,10 @@ def check(docs: list[Path], run_all: bool) -> list[str]:
             if lang == "c":
                 src = excerpt_source(body, (".c", ".h"), sources)
                 if src is None:
-                    failures.append(f"{where}: C block is in no .c/.h file of {', '.join(SOURCE_DIRS)} "
-                                    "(keep the excerpt in step with its file)")
+                    failures.append(
+                        f"{where}: C block is in no .c/.h file of {', '.join(SOURCE_DIRS)} "
+                        "(keep the excerpt in step with its file)"
+                    )
                 else:
                     print(f"readme: {where}: C excerpt of {src.relative_to(ROOT)}")
                 continue
@@ -337,8 +425,9 @@ def check(docs: list[Path], run_all: bool) -> list[str]:
                 continue
             for cmd in commands(body):
                 if cmd not in COMMANDS:
-                    failures.append(f"{where}: command not in ci/readme.py's COMMANDS (say RUN, ELSEWHERE or "
-                                    f"EXEMPT and why): {cmd}")
+                    failures.append(
+                        f"{where}: command not in ci/readme.py's COMMANDS (say RUN, ELSEWHERE or EXEMPT and why): {cmd}"
+                    )
                     continue
                 used_commands.add(cmd)
                 kind, note = COMMANDS[cmd]

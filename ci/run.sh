@@ -4,6 +4,7 @@
 # 'stages: N passed, N failed'. Exit status 0 only when every stage passed.
 #
 #   venv      fresh .venv-ci: torch==2.13.0 (CPU), requirements.txt, extras ci/venv.sh
+#   lint      ruff check, ruff format --check, mypy, clang-format --dry-run --Werror  ci/lint.sh
 #   test      meson setup build && ninja -C build test (the README's)      ci/test.sh
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
 #   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
@@ -57,6 +58,7 @@ skip() {  # skip NAME REASON
 
 echo "mdvec CI on $(uname -srm), $(nproc) cores, $(${PYTHON:-python3} --version 2>&1), $(gcc --version | head -n1)"
 if stage venv 1200 venv.sh; then
+  stage lint 300 lint.sh
   stage test 2400 test.sh
   stage contract 600 contract.sh
   stage kernels 1500 kernels.sh
@@ -72,7 +74,7 @@ if stage venv 1200 venv.sh; then
   stage tsan 1500 sanitize.sh tsan
   stage fuzz 900 fuzz.sh
 else
-  for s in test contract kernels stacks installs wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
+  for s in lint test contract kernels stacks installs wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
 stage rllib 1200 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 

@@ -17,8 +17,10 @@ from pathlib import Path
 
 OK = {"OK", "EXPECTEDFAIL", "SKIP"}
 # pytest's summary line: "65 passed, 2 skipped in 13.93s" (-q) or "==== 1 failed, 64 passed in 9.1s ====".
-PYTEST_CLOSING = re.compile(r"^=*\s*(\d+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
-                            r"|no tests ran)\b.*\bin [\d.]+s")
+PYTEST_CLOSING = re.compile(
+    r"^=*\s*(\d+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
+    r"|no tests ran)\b.*\bin [\d.]+s"
+)
 
 
 def pytest_closing(tests: list[dict]) -> str | None:

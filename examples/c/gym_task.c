@@ -10,8 +10,8 @@
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: %s TASK MODEL_XML   e.g. %s Hopper-v5 \"$(mdvec-config --model Hopper-v5)\"\n",
-            argv[0], argv[0]);
+    fprintf(stderr, "usage: %s TASK MODEL_XML   e.g. %s Hopper-v5 \"$(mdvec-config --model Hopper-v5)\"\n", argv[0],
+            argv[0]);
     return 2;
   }
   mdvec_option_t xml_file = {"xml_file", argv[2]};

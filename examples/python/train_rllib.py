@@ -37,20 +37,37 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--env-runners", type=int, default=2, help="remote EnvRunners (num_env_runners)")
     p.add_argument("--envs-per-runner", type=int, default=32, help="envs in each EnvRunner's C vector env")
-    p.add_argument("--cpus-per-runner", type=int, default=1,
-                   help="CPUs Ray gives each EnvRunner = the C worker threads of its vector env")
-    p.add_argument("--backend", choices=("c", "reference"), default="c",
-                   help="c: mdvec's C VectorEnv (vector_entry_point); reference: SyncVectorEnv of the Python env")
-    p.add_argument("--episode-len", type=int, default=250,
-                   help="the duck's episode_len task option (shoves then land in its 10%%..90%% window)")
-    p.add_argument("--train-batch", type=int, default=None,
-                   help="env steps per iteration (default: env runners x envs x 125, at least 4000)")
+    p.add_argument(
+        "--cpus-per-runner",
+        type=int,
+        default=1,
+        help="CPUs Ray gives each EnvRunner = the C worker threads of its vector env",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("c", "reference"),
+        default="c",
+        help="c: mdvec's C VectorEnv (vector_entry_point); reference: SyncVectorEnv of the Python env",
+    )
+    p.add_argument(
+        "--episode-len",
+        type=int,
+        default=250,
+        help="the duck's episode_len task option (shoves then land in its 10%%..90%% window)",
+    )
+    p.add_argument(
+        "--train-batch",
+        type=int,
+        default=None,
+        help="env steps per iteration (default: env runners x envs x 125, at least 4000)",
+    )
     p.add_argument("--minibatch", type=int, default=1000)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--address", default=None, help="join this Ray cluster (default: start a local one)")
-    p.add_argument("--num-cpus", type=int, default=None,
-                   help="CPUs of the local Ray (default: what the runners need + 1)")
+    p.add_argument(
+        "--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: what the runners need + 1)"
+    )
     p.add_argument("--out", type=Path, default=None, help="write progress.json here")
     p.add_argument("--checkpoint", action="store_true", help="save a checkpoint in --out at the end")
     return p.parse_args(argv)
@@ -79,12 +96,23 @@ def main(argv: list[str] | None = None) -> int:
         ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1")
     algo = None
     try:
-        config = ppo_config(seed=args.seed, backend=args.backend, num_env_runners=n_runners,
-                            num_envs_per_env_runner=n_envs, num_cpus_per_env_runner=args.cpus_per_runner,
-                            train_batch_size=batch, minibatch_size=min(args.minibatch, batch), num_epochs=args.epochs,
-                            lr=args.lr, task_options=task_options(args.episode_len))
-        config.fault_tolerance(restart_failed_env_runners=True, restart_failed_sub_environments=True,
-                               delay_between_env_runner_restarts_s=5.0)
+        config = ppo_config(
+            seed=args.seed,
+            backend=args.backend,
+            num_env_runners=n_runners,
+            num_envs_per_env_runner=n_envs,
+            num_cpus_per_env_runner=args.cpus_per_runner,
+            train_batch_size=batch,
+            minibatch_size=min(args.minibatch, batch),
+            num_epochs=args.epochs,
+            lr=args.lr,
+            task_options=task_options(args.episode_len),
+        )
+        config.fault_tolerance(
+            restart_failed_env_runners=True,
+            restart_failed_sub_environments=True,
+            delay_between_env_runner_restarts_s=5.0,
+        )
         algo = config.build_algo()
         progress = []
         t_start = time.perf_counter()
@@ -93,27 +121,40 @@ def main(argv: list[str] | None = None) -> int:
             res = algo.train()
             dt = time.perf_counter() - t0
             er = res.get("env_runners", {})
-            row = {"iteration": it, "seconds": dt, "env_steps": float(er.get("num_env_steps_sampled_lifetime", 0)),
-                   "episode_return_mean": float(er.get("episode_return_mean", float("nan"))),
-                   "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
-                   "healthy_env_runners": algo.env_runner_group.num_healthy_remote_workers()}
+            row = {
+                "iteration": it,
+                "seconds": dt,
+                "env_steps": float(er.get("num_env_steps_sampled_lifetime", 0)),
+                "episode_return_mean": float(er.get("episode_return_mean", float("nan"))),
+                "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
+                "healthy_env_runners": algo.env_runner_group.num_healthy_remote_workers(),
+            }
             progress.append(row)
             if it == 1:  # the envs are reset (seeded) on the first sample
                 for r in algo.env_runner_group.foreach_env_runner(runner_report, local_env_runner=n_runners == 0):
-                    print(f"EnvRunner {r['worker_index']}: {r['env_class']} num_envs={r['num_envs']} "
-                          f"threads={r['threads']} node={str(r['node_id'])[:8]} "
-                          f"seeds of envs 0, 1: {None if r['seeds'] is None else r['seeds'][:2]}")
+                    print(
+                        f"EnvRunner {r['worker_index']}: {r['env_class']} num_envs={r['num_envs']} "
+                        f"threads={r['threads']} node={str(r['node_id'])[:8]} "
+                        f"seeds of envs 0, 1: {None if r['seeds'] is None else r['seeds'][:2]}"
+                    )
             ended = not math.isnan(row["episode_return_mean"])  # NaN: no episode ended in this iteration
-            episodes = (f"return {row['episode_return_mean']:8.2f}  len {row['episode_len_mean']:5.0f}" if ended
-                        else "no episode ended yet     ")
-            print(f"iter {it:4d}  steps {row['env_steps']:10.0f}  {episodes}  {batch / dt:8.0f} env-steps/s  "
-                  f"healthy runners {row['healthy_env_runners']}", flush=True)
+            episodes = (
+                f"return {row['episode_return_mean']:8.2f}  len {row['episode_len_mean']:5.0f}"
+                if ended
+                else "no episode ended yet     "
+            )
+            print(
+                f"iter {it:4d}  steps {row['env_steps']:10.0f}  {episodes}  {batch / dt:8.0f} env-steps/s  "
+                f"healthy runners {row['healthy_env_runners']}",
+                flush=True,
+            )
         total = time.perf_counter() - t_start
         print(f"done: {args.iterations} iterations in {total:.1f} s")
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / "progress.json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
-                                                                 "progress": progress}, indent=1))
+            (args.out / "progress.json").write_text(
+                json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "progress": progress}, indent=1)
+            )
             if args.checkpoint:
                 print("checkpoint:", algo.save_to_path(str((args.out / "checkpoint").resolve())))
     finally:

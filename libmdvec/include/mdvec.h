@@ -55,9 +55,9 @@ extern "C" {
 
 /*---------------------------------- Version -------------------------------------------------------*/
 
-#define MDVEC_VERSION_MAJOR 1
-#define MDVEC_VERSION_MINOR 3
-#define MDVEC_VERSION_PATCH 0
+#define MDVEC_VERSION_MAJOR  1
+#define MDVEC_VERSION_MINOR  3
+#define MDVEC_VERSION_PATCH  0
 #define MDVEC_VERSION_NUMBER (MDVEC_VERSION_MAJOR * 10000 + MDVEC_VERSION_MINOR * 100 + MDVEC_VERSION_PATCH)
 
 /* Return the version of the loaded library as MDVEC_VERSION_NUMBER (compare with the header's). */
@@ -68,30 +68,30 @@ MDVEC_API int mdvec_mujoco_version(void);
 
 /*---------------------------------- Result codes --------------------------------------------------*/
 
-#define MDVEC_OK 0             /* success */
-#define MDVEC_ERR_ARG -1       /* invalid argument: NULL, wrong struct_size, index out of range */
-#define MDVEC_ERR_CONFIG -2    /* a configuration value is out of range (the message names it) */
-#define MDVEC_ERR_MODEL -3     /* the model failed to load or does not meet the task's needs */
-#define MDVEC_ERR_VERSION -4   /* MuJoCo's header and loaded library versions differ */
-#define MDVEC_ERR_NOMEM -5     /* out of memory (MuJoCo's allocations and worker stacks included) */
-#define MDVEC_ERR_THREAD -6    /* a worker thread could not be started (other than for memory) */
-#define MDVEC_ERR_ACTION -7    /* an action is not finite; no env was stepped */
-#define MDVEC_ERR_STATE -8     /* call out of order (step before reset), concurrent, or in a forked child */
-#define MDVEC_ERR_PARAMS -9    /* malformed episode parameters (the message names the field) */
-#define MDVEC_ERR_PHYSICS -10  /* MuJoCo raised an error in an env; that env stopped (message names it) */
+#define MDVEC_OK          0   /* success */
+#define MDVEC_ERR_ARG     -1  /* invalid argument: NULL, wrong struct_size, index out of range */
+#define MDVEC_ERR_CONFIG  -2  /* a configuration value is out of range (the message names it) */
+#define MDVEC_ERR_MODEL   -3  /* the model failed to load or does not meet the task's needs */
+#define MDVEC_ERR_VERSION -4  /* MuJoCo's header and loaded library versions differ */
+#define MDVEC_ERR_NOMEM   -5  /* out of memory (MuJoCo's allocations and worker stacks included) */
+#define MDVEC_ERR_THREAD  -6  /* a worker thread could not be started (other than for memory) */
+#define MDVEC_ERR_ACTION  -7  /* an action is not finite; no env was stepped */
+#define MDVEC_ERR_STATE   -8  /* call out of order (step before reset), concurrent, or in a forked child */
+#define MDVEC_ERR_PARAMS  -9  /* malformed episode parameters (the message names the field) */
+#define MDVEC_ERR_PHYSICS -10 /* MuJoCo raised an error in an env; that env stopped (message names it) */
 
 /* Return a static description of a result code ("unknown code" for others). */
 MDVEC_API const char *mdvec_strerror(int code);
 
 /*---------------------------------- Configuration -------------------------------------------------*/
 
-#define MDVEC_THREAD_BUDGET 8  /* most threads allowed unless allow_overcommit is set */
-#define MDVEC_REWARD_V1 1      /* LEGACY (the duck's reward field): reward version 1 (docs/duck_task.md 5.6) */
-#define MDVEC_REWARD_V2 2      /* LEGACY (the duck's reward field): reward version 2, the default */
+#define MDVEC_THREAD_BUDGET 8 /* most threads allowed unless allow_overcommit is set */
+#define MDVEC_REWARD_V1     1 /* LEGACY (the duck's reward field): reward version 1 (docs/duck_task.md 5.6) */
+#define MDVEC_REWARD_V2     2 /* LEGACY (the duck's reward field): reward version 2, the default */
 
-typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.options */
-  const char *name;              /* option name (mdvec_task_option) */
-  const char *value;             /* value as text, in the syntax of its MDVEC_OPT_* type */
+typedef struct mdvec_option_ { /* one task option by name; see mdvec_config_t.options */
+  const char *name;            /* option name (mdvec_task_option) */
+  const char *value;           /* value as text, in the syntax of its MDVEC_OPT_* type */
 } mdvec_option_t;
 
 /* numpy's float64 dot (1.2). np.linalg.norm(x) is sqrt(0.0 + ddot(x, x)) where ddot is the BLAS numpy
@@ -100,12 +100,14 @@ typedef struct mdvec_option_ {   /* one task option by name; see mdvec_config_t.
  * MDVEC_TASK_NUMPY_DOT) equals numpy bit for bit only when cfg.dot names numpy's arithmetic on the
  * machine. The Python binding passes numpy's own ddot (MDVEC_DOT_CBLAS64 or _CBLAS), exact by
  * construction; a C caller without numpy keeps the default, MDVEC_DOT_PLAIN. */
-#define MDVEC_DOT_PLAIN 0    /* sum of x[i]*y[i] left to right from 0.0, no FMA: OpenBLAS's Haswell, Zen,
+#define MDVEC_DOT_PLAIN \
+  0 /* sum of x[i]*y[i] left to right from 0.0, no FMA: OpenBLAS's Haswell, Zen,
                                 Sandybridge and Nehalem kernels below 16 elements, numpy without BLAS */
-#define MDVEC_DOT_FMA 1      /* the same with fused multiply-adds: OpenBLAS's SkylakeX, Cooperlake and
+#define MDVEC_DOT_FMA \
+  1                         /* the same with fused multiply-adds: OpenBLAS's SkylakeX, Cooperlake and
                                 SapphireRapids kernels (the pick on AVX-512 CPUs) below 16 elements */
-#define MDVEC_DOT_CBLAS 2    /* call cfg.ddot (a cblas_ddot with int sizes) */
-#define MDVEC_DOT_CBLAS64 3  /* call cfg.ddot64 (an ILP64 cblas_ddot: numpy 2's scipy_cblas_ddot64_) */
+#define MDVEC_DOT_CBLAS   2 /* call cfg.ddot (a cblas_ddot with int sizes) */
+#define MDVEC_DOT_CBLAS64 3 /* call cfg.ddot64 (an ILP64 cblas_ddot: numpy 2's scipy_cblas_ddot64_) */
 
 /* A cblas_ddot: the sum of x[i*incx] * y[i*incy] for i < n, in the BLAS's own order and rounding. It
  * is called from the library's worker threads, on vectors of fewer than 16 elements, and must be safe
@@ -115,28 +117,28 @@ typedef double (*mdvec_ddot_fn)(int n, const double *x, int incx, const double *
 /* An ILP64 cblas_ddot (64-bit sizes), as mdvec_ddot_fn. */
 typedef double (*mdvec_ddot64_fn)(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy);
 
-typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdvec_config_default */
-  size_t struct_size;            /* sizeof(mdvec_config_t) as compiled by the caller */
-  int num_envs;                  /* number of environments N (>= 1) */
-  int threads;                   /* threads T incl. the caller; 0: min(N, cores, budget); more than N: N */
-  int allow_overcommit;          /* nonzero: allow T > MDVEC_THREAD_BUDGET */
-  int autoreset;                 /* MDVEC_AUTORESET_*; v1: nonzero resets inside mdvec_step (2: NEXT_STEP) */
-  uint64_t seed;                 /* env i draws from PCG64 seeded with seed + i */
-  const char *variant;           /* LEGACY (the duck's): built-in model "default", "backlash", "backlash_lower" */
-  const char *model_path;        /* LEGACY (the duck's): MJCF file of an external model, or NULL: built-in */
+typedef struct mdvec_config_ { /* how to build a vector of envs; fill with mdvec_config_default */
+  size_t struct_size;          /* sizeof(mdvec_config_t) as compiled by the caller */
+  int num_envs;                /* number of environments N (>= 1) */
+  int threads;                 /* threads T incl. the caller; 0: min(N, cores, budget); more than N: N */
+  int allow_overcommit;        /* nonzero: allow T > MDVEC_THREAD_BUDGET */
+  int autoreset;               /* MDVEC_AUTORESET_*; v1: nonzero resets inside mdvec_step (2: NEXT_STEP) */
+  uint64_t seed;               /* env i draws from PCG64 seeded with seed + i */
+  const char *variant;         /* LEGACY (the duck's): built-in model "default", "backlash", "backlash_lower" */
+  const char *model_path;      /* LEGACY (the duck's): MJCF file of an external model, or NULL: built-in */
   /* LEGACY (1.0): the duck's fields, base values of its options (mdvec_task_option), which named options
      override; other tasks ignore them. New code sets task options by name (options below). */
-  int substeps;                  /* mj_step calls per env step (10) */
-  int episode_len;               /* steps per episode (250) */
-  double action_scale;           /* rad of servo target per unit action (0.3) */
-  int n_pushes;                  /* shoves per episode (3) */
-  int push_window[2];            /* steps a shove may land on, [lo, hi) ((25, 225)) */
-  double push_speed[2];          /* shove speed range in m/s, [min, max] ((0.3, 0.9), calibrated) */
-  double init_noise;             /* half-width of the uniform reset noise on joints (0) */
-  int latency;                   /* steps of action delay (0) */
-  int sensor_noise;              /* nonzero: Gaussian observation noise */
-  int reward;                    /* MDVEC_REWARD_V1 or MDVEC_REWARD_V2 */
-  int dr;                        /* nonzero: domain randomisation per episode */
+  int substeps;         /* mj_step calls per env step (10) */
+  int episode_len;      /* steps per episode (250) */
+  double action_scale;  /* rad of servo target per unit action (0.3) */
+  int n_pushes;         /* shoves per episode (3) */
+  int push_window[2];   /* steps a shove may land on, [lo, hi) ((25, 225)) */
+  double push_speed[2]; /* shove speed range in m/s, [min, max] ((0.3, 0.9), calibrated) */
+  double init_noise;    /* half-width of the uniform reset noise on joints (0) */
+  int latency;          /* steps of action delay (0) */
+  int sensor_noise;     /* nonzero: Gaussian observation noise */
+  int reward;           /* MDVEC_REWARD_V1 or MDVEC_REWARD_V2 */
+  int dr;               /* nonzero: domain randomisation per episode */
   /* appended in 1.1 (a 1.0-sized struct is still accepted: these then take their defaults) */
   const char *task;              /* task name (mdvec_task_name), NULL: the default task, the duck */
   const mdvec_option_t *options; /* (n_options) task options by name, values as text */
@@ -144,15 +146,15 @@ typedef struct mdvec_config_ {   /* how to build a vector of envs; fill with mdv
   int on_error;                  /* MDVEC_ON_ERROR_*: what a MuJoCo error in an env's step does (RAISE);
                                     it took the place of the struct's end padding: the size is unchanged */
   /* appended in 1.2 (1.0- and 1.1-sized structs are still accepted: these then take their defaults) */
-  int dot;                       /* MDVEC_DOT_*: the arithmetic of numpy's float64 dot (PLAIN) */
-  mdvec_ddot_fn ddot;            /* with MDVEC_DOT_CBLAS: the cblas_ddot to call; NULL otherwise */
-  mdvec_ddot64_fn ddot64;        /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot to call; NULL otherwise */
+  int dot;                /* MDVEC_DOT_*: the arithmetic of numpy's float64 dot (PLAIN) */
+  mdvec_ddot_fn ddot;     /* with MDVEC_DOT_CBLAS: the cblas_ddot to call; NULL otherwise */
+  mdvec_ddot64_fn ddot64; /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot to call; NULL otherwise */
 } mdvec_config_t;
 
 /* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
  * macro below routes every caller compiled with this header to mdvec_config_init with its own size;
  * the function itself (binaries built against 1.0) fills only the 1.0 layout. */
-MDVEC_API void (mdvec_config_default)(mdvec_config_t *cfg);
+MDVEC_API void(mdvec_config_default)(mdvec_config_t *cfg);
 #define mdvec_config_default(cfg) mdvec_config_init((cfg), sizeof *(cfg))
 
 /* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size is the 1.0
@@ -162,7 +164,7 @@ MDVEC_API int mdvec_config_init(mdvec_config_t *cfg, size_t size);
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/
 
-typedef struct mdvec_ mdvec_t;  /* opaque handle: N envs, their models and data, the worker pool */
+typedef struct mdvec_ mdvec_t; /* opaque handle: N envs, their models and data, the worker pool */
 
 /* Create N envs and their workers; return MDVEC_OK and set *out, or an error code with a message in
  * err (when err is not NULL). Refuses to start when MuJoCo's header and library versions differ.
@@ -224,40 +226,40 @@ MDVEC_API int mdvec_step(mdvec_t *env, const double *actions);
 
 /*---------------------------------- Codes ---------------------------------------------------------*/
 
-#define MDVEC_DTYPE_F32 1          /* float32 */
-#define MDVEC_DTYPE_F64 2          /* float64 */
-#define MDVEC_DTYPE_I64 3          /* an integer (stored in a float64 buffer, exact up to 2^53) */
-#define MDVEC_DTYPE_BOOL 4         /* 0 or 1 (stored in a float64 buffer) */
-#define MDVEC_DTYPE_ACTION 5       /* the actions' dtype: float32 values when the step's actions were */
+#define MDVEC_DTYPE_F32    1 /* float32 */
+#define MDVEC_DTYPE_F64    2 /* float64 */
+#define MDVEC_DTYPE_I64    3 /* an integer (stored in a float64 buffer, exact up to 2^53) */
+#define MDVEC_DTYPE_BOOL   4 /* 0 or 1 (stored in a float64 buffer) */
+#define MDVEC_DTYPE_ACTION 5 /* the actions' dtype: float32 values when the step's actions were */
 
-#define MDVEC_INFO_STEP 1          /* info field bit: filled by steps (mdvec_info) */
-#define MDVEC_INFO_RESET 2         /* info field bit: filled by resets (mdvec_reset_info) */
+#define MDVEC_INFO_STEP  1 /* info field bit: filled by steps (mdvec_info) */
+#define MDVEC_INFO_RESET 2 /* info field bit: filled by resets (mdvec_reset_info) */
 
-#define MDVEC_AUTORESET_DISABLED 0   /* a finished env steps on until reset (v1 autoreset = 0) */
-#define MDVEC_AUTORESET_SAME_STEP 1  /* a finished env resets inside the step that finished it (v1) */
-#define MDVEC_AUTORESET_NEXT_STEP 2  /* a finished env resets on the next step, its action ignored */
+#define MDVEC_AUTORESET_DISABLED  0 /* a finished env steps on until reset (v1 autoreset = 0) */
+#define MDVEC_AUTORESET_SAME_STEP 1 /* a finished env resets inside the step that finished it (v1) */
+#define MDVEC_AUTORESET_NEXT_STEP 2 /* a finished env resets on the next step, its action ignored */
 
-#define MDVEC_ON_ERROR_RAISE 0       /* the step returns MDVEC_ERR_PHYSICS; the env is stopped until reset */
+#define MDVEC_ON_ERROR_RAISE       0 /* the step returns MDVEC_ERR_PHYSICS; the env is stopped until reset */
 #define MDVEC_ON_ERROR_END_EPISODE 1 /* the env's episode ends (truncated, error flag); the step returns OK */
 
-#define MDVEC_OPT_INT 1            /* integer: "%lld" */
-#define MDVEC_OPT_DOUBLE 2         /* number: Python repr / "%.17g", "inf", "-inf" */
-#define MDVEC_OPT_BOOL 3           /* "true", "false", "1", "0" (also "True", "False") */
-#define MDVEC_OPT_STRING 4         /* any text */
-#define MDVEC_OPT_RANGE 5          /* two numbers "lo,hi", lo <= hi */
-#define MDVEC_OPT_IRANGE 6         /* two integers "lo,hi", lo <= hi */
-#define MDVEC_OPT_CHOICE 7         /* one word of the option's choices */
+#define MDVEC_OPT_INT    1 /* integer: "%lld" */
+#define MDVEC_OPT_DOUBLE 2 /* number: Python repr / "%.17g", "inf", "-inf" */
+#define MDVEC_OPT_BOOL   3 /* "true", "false", "1", "0" (also "True", "False") */
+#define MDVEC_OPT_STRING 4 /* any text */
+#define MDVEC_OPT_RANGE  5 /* two numbers "lo,hi", lo <= hi */
+#define MDVEC_OPT_IRANGE 6 /* two integers "lo,hi", lo <= hi */
+#define MDVEC_OPT_CHOICE 7 /* one word of the option's choices */
 
 /*---------------------------------- Task catalogue (no handle needed) ----------------------------*/
 
-typedef struct mdvec_option_info_ {  /* one declared option of a task; filled by mdvec_task_option */
-  size_t struct_size;            /* sizeof(mdvec_option_info_t) as compiled by the caller */
-  const char *name;              /* option name */
-  int type;                      /* MDVEC_OPT_* */
-  const char *def;               /* default value as text; NULL: unset */
-  double lo, hi;                 /* inclusive bounds of numbers and of both ends of ranges */
-  const char *choices;           /* CHOICE: the words, '|'-separated; NULL otherwise */
-  const char *help;              /* one line */
+typedef struct mdvec_option_info_ { /* one declared option of a task; filled by mdvec_task_option */
+  size_t struct_size;               /* sizeof(mdvec_option_info_t) as compiled by the caller */
+  const char *name;                 /* option name */
+  int type;                         /* MDVEC_OPT_* */
+  const char *def;                  /* default value as text; NULL: unset */
+  double lo, hi;                    /* inclusive bounds of numbers and of both ends of ranges */
+  const char *choices;              /* CHOICE: the words, '|'-separated; NULL otherwise */
+  const char *help;                 /* one line */
 } mdvec_option_info_t;
 
 typedef struct mdvec_constant_ { /* one named table of a task's constants; filled by mdvec_task_constant */
@@ -283,7 +285,8 @@ MDVEC_API int mdvec_task_option_count(const char *task);
 /* Fill info (its struct_size set) with option k of the named task; return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info);
 
-#define MDVEC_TASK_NUMPY_DOT 1  /* task flag (1.2): reproduces numpy's float64 dot (np.linalg.norm); see
+#define MDVEC_TASK_NUMPY_DOT \
+  1 /* task flag (1.2): reproduces numpy's float64 dot (np.linalg.norm); see
                                    MDVEC_DOT_* */
 
 /* Return the flags (MDVEC_TASK_* bits) of the named task (NULL: the default task), or MDVEC_ERR_ARG
@@ -299,31 +302,31 @@ MDVEC_API int mdvec_task_constant(const char *task, int k, mdvec_constant_t *c);
 
 /*---------------------------------- Spec of a handle ---------------------------------------------*/
 
-typedef struct mdvec_spec_ {     /* what a handle runs; filled by mdvec_spec */
-  size_t struct_size;            /* sizeof(mdvec_spec_t) as compiled by the caller */
-  const char *task;              /* task name */
-  int num_envs;                  /* N */
-  int threads;                   /* T, the caller included */
-  int obs_dim;                   /* observation length */
-  int obs_dtype;                 /* MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64 */
-  int act_dim;                   /* action length */
-  int n_info;                    /* info fields (mdvec_info_field) */
-  int max_episode_steps;         /* truncation limit (0: none) */
-  int nq, nv;                    /* physics sizes of one env */
-  int autoreset;                 /* MDVEC_AUTORESET_* */
-  const char *model_path;        /* the MJCF file the envs were loaded from; NULL: a built-in model */
+typedef struct mdvec_spec_ { /* what a handle runs; filled by mdvec_spec */
+  size_t struct_size;        /* sizeof(mdvec_spec_t) as compiled by the caller */
+  const char *task;          /* task name */
+  int num_envs;              /* N */
+  int threads;               /* T, the caller included */
+  int obs_dim;               /* observation length */
+  int obs_dtype;             /* MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64 */
+  int act_dim;               /* action length */
+  int n_info;                /* info fields (mdvec_info_field) */
+  int max_episode_steps;     /* truncation limit (0: none) */
+  int nq, nv;                /* physics sizes of one env */
+  int autoreset;             /* MDVEC_AUTORESET_* */
+  const char *model_path;    /* the MJCF file the envs were loaded from; NULL: a built-in model */
   /* appended in 1.3 (a 1.1-sized struct is still accepted: these are then left as they were) */
-  double dt;                     /* seconds of simulated time per env step (MuJoCo timestep * steps per step) */
-  int reward_kind;               /* MDVEC_KIND_*: the Python type of the reference's single-env reward */
+  double dt;       /* seconds of simulated time per env step (MuJoCo timestep * steps per step) */
+  int reward_kind; /* MDVEC_KIND_*: the Python type of the reference's single-env reward */
 } mdvec_spec_t;
 
-typedef struct mdvec_field_ {    /* one info field; filled by mdvec_info_field */
-  size_t struct_size;            /* sizeof(mdvec_field_t) as compiled by the caller */
-  const char *name;              /* e.g. "x_position" */
-  int dtype;                     /* MDVEC_DTYPE_F64, _I64, _BOOL or _ACTION (all stored as float64) */
-  int when;                      /* MDVEC_INFO_STEP | MDVEC_INFO_RESET bits */
+typedef struct mdvec_field_ { /* one info field; filled by mdvec_info_field */
+  size_t struct_size;         /* sizeof(mdvec_field_t) as compiled by the caller */
+  const char *name;           /* e.g. "x_position" */
+  int dtype;                  /* MDVEC_DTYPE_F64, _I64, _BOOL or _ACTION (all stored as float64) */
+  int when;                   /* MDVEC_INFO_STEP | MDVEC_INFO_RESET bits */
   /* appended in 1.3 (a 1.1-sized struct is still accepted: this is then left as it was) */
-  int kind;                      /* MDVEC_KIND_*: the Python type of the reference's single-env value */
+  int kind; /* MDVEC_KIND_*: the Python type of the reference's single-env value */
 } mdvec_field_t;
 
 /* Fill spec (its struct_size set: this header's size, or the 1.1 one, which gets the 1.1 fields) with the
@@ -422,11 +425,12 @@ MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, doubl
 /* What bindings need to register a task as a Gymnasium-style env and to give its values the Python types
  * of its reference, declared once by the task. */
 
-#define MDVEC_KIND_FLOAT 1   /* a Python float */
-#define MDVEC_KIND_NUMPY 2   /* a numpy scalar of the value's dtype: numpy.float64 (numpy.float32 for an
+#define MDVEC_KIND_FLOAT 1 /* a Python float */
+#define MDVEC_KIND_NUMPY \
+  2                       /* a numpy scalar of the value's dtype: numpy.float64 (numpy.float32 for an
                                 MDVEC_DTYPE_ACTION field of float32 actions) */
-#define MDVEC_KIND_INT 3     /* a Python int */
-#define MDVEC_KIND_BOOL 4    /* a Python bool */
+#define MDVEC_KIND_INT  3 /* a Python int */
+#define MDVEC_KIND_BOOL 4 /* a Python bool */
 
 /* Return metadata `key` of the named task (NULL: the default task) as static text, or NULL when the task
  * or the key is unknown or the task declares no value for it. Keys (more may be added; none is removed):
@@ -450,16 +454,16 @@ MDVEC_API const char *mdvec_task_meta(const char *task, const char *key);
 
 /*---------------------------------- Dimensions (1.0) ----------------------------------------------*/
 
-typedef struct mdvec_dims_ {  /* sizes of the buffers; filled by mdvec_dims */
-  size_t struct_size;         /* sizeof(mdvec_dims_t) as compiled by the caller */
-  int num_envs;               /* N */
-  int threads;                /* T, the caller included */
-  int nu;                     /* actuators per env (14 for the duck) */
-  int obs_dim;                /* observation length, 6 + 3*nu */
-  int n_info;                 /* info fields per step (13 for reward v2, 11 for v1) */
-  int nbody;                  /* bodies in the model, world included */
-  int n_pushes;               /* shoves per episode */
-  int max_latency;            /* largest latency reset_with_params accepts: max(cfg latency, 2) */
+typedef struct mdvec_dims_ { /* sizes of the buffers; filled by mdvec_dims */
+  size_t struct_size;        /* sizeof(mdvec_dims_t) as compiled by the caller */
+  int num_envs;              /* N */
+  int threads;               /* T, the caller included */
+  int nu;                    /* actuators per env (14 for the duck) */
+  int obs_dim;               /* observation length, 6 + 3*nu */
+  int n_info;                /* info fields per step (13 for reward v2, 11 for v1) */
+  int nbody;                 /* bodies in the model, world included */
+  int n_pushes;              /* shoves per episode */
+  int max_latency;           /* largest latency reset_with_params accepts: max(cfg latency, 2) */
 } mdvec_dims_t;
 
 /* Fill dims (its struct_size set by the caller) with the handle's sizes. */
@@ -470,20 +474,20 @@ MDVEC_API const char *mdvec_info_name(const mdvec_t *env, int k);
 
 /*---------------------------------- Episode parameters (1.0) --------------------------------------*/
 
-typedef struct mdvec_params_ {  /* everything one reset draws (docs/duck_task.md section 7) */
-  size_t struct_size;           /* sizeof(mdvec_params_t) as compiled by the caller */
-  double init_noise;            /* noise half-width used; qpos and qvel are applied only when > 0 */
-  const double *qpos;           /* (nu) actuated joint positions after noise */
-  const double *qvel;           /* (nu) actuated joint velocities after noise */
-  int n_pushes;                 /* number of shoves; must equal the config's n_pushes */
-  const int64_t *push_steps;    /* (n_pushes) steps the shoves land on, each in [0, episode_len) */
-  const double *push_vel;       /* (n_pushes x 2) (vx, vy) of each shove in m/s */
-  int latency;                  /* steps of action delay, 0..max_latency */
-  double noise_scale;           /* sensor-noise scale k (1 without domain randomisation) */
-  int has_dr;                   /* nonzero: the fields below are set (required when cfg dr is on) */
-  double servo[5];              /* kp, damping, armature, frictionloss, forcerange */
-  const double *mass_scale;     /* (nbody-1) factor on mass and inertia of bodies 1.. */
-  double floor_friction;        /* sliding friction of the floor */
+typedef struct mdvec_params_ { /* everything one reset draws (docs/duck_task.md section 7) */
+  size_t struct_size;          /* sizeof(mdvec_params_t) as compiled by the caller */
+  double init_noise;           /* noise half-width used; qpos and qvel are applied only when > 0 */
+  const double *qpos;          /* (nu) actuated joint positions after noise */
+  const double *qvel;          /* (nu) actuated joint velocities after noise */
+  int n_pushes;                /* number of shoves; must equal the config's n_pushes */
+  const int64_t *push_steps;   /* (n_pushes) steps the shoves land on, each in [0, episode_len) */
+  const double *push_vel;      /* (n_pushes x 2) (vx, vy) of each shove in m/s */
+  int latency;                 /* steps of action delay, 0..max_latency */
+  double noise_scale;          /* sensor-noise scale k (1 without domain randomisation) */
+  int has_dr;                  /* nonzero: the fields below are set (required when cfg dr is on) */
+  double servo[5];             /* kp, damping, armature, frictionloss, forcerange */
+  const double *mass_scale;    /* (nbody-1) factor on mass and inertia of bodies 1.. */
+  double floor_friction;       /* sliding friction of the floor */
 } mdvec_params_t;
 
 /* Reset env i with the given parameters instead of drawing them; validates every field first (finite,

@@ -16,6 +16,7 @@ files are at hand), h_home (0.15-0.25 m), and the hold-pose policy (ctrl = home 
   it must lie in (0.2, 1.0] m/s, so the task's shoves topple the hold-pose policy only sometimes.
 Exits 1 on any failure.
 """
+
 import math
 import os
 import sys
@@ -25,12 +26,24 @@ import mujoco
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAMES = ["left_hip_yaw", "left_hip_roll", "left_hip_pitch", "left_knee", "left_ankle",
-         "neck_pitch", "head_pitch", "head_yaw", "head_roll",
-         "right_hip_yaw", "right_hip_roll", "right_hip_pitch", "right_knee", "right_ankle"]
+NAMES = [
+    "left_hip_yaw",
+    "left_hip_roll",
+    "left_hip_pitch",
+    "left_knee",
+    "left_ankle",
+    "neck_pitch",
+    "head_pitch",
+    "head_yaw",
+    "head_roll",
+    "right_hip_yaw",
+    "right_hip_roll",
+    "right_hip_pitch",
+    "right_knee",
+    "right_ankle",
+]
 VARIANTS = {"duck.xml": 21, "duck_backlash.xml": 31, "duck_backlash_lower.xml": 25}
-DEFAULT_REAL = os.path.join(HERE, "..", "..", "..", "shared", "models", "open_duck_mini_v2",
-                            "scene_flat_terrain.xml")
+DEFAULT_REAL = os.path.join(HERE, "..", "..", "..", "shared", "models", "open_duck_mini_v2", "scene_flat_terrain.xml")
 
 failures = []
 
@@ -52,8 +65,11 @@ def geom_lowest(m, d):
         elif t == mujoco.mjtGeom.mjGEOM_BOX:
             low[g] = z - np.abs(R[2, :]) @ size
         elif t in (int(mujoco.mjtGeom.mjGEOM_CAPSULE), int(mujoco.mjtGeom.mjGEOM_CYLINDER)):
-            low[g] = z - abs(R[2, 2]) * size[1] - size[0] * (
-                1.0 if t == mujoco.mjtGeom.mjGEOM_CAPSULE else np.sqrt(max(0.0, 1 - R[2, 2] ** 2)))
+            low[g] = (
+                z
+                - abs(R[2, 2]) * size[1]
+                - size[0] * (1.0 if t == mujoco.mjtGeom.mjGEOM_CAPSULE else np.sqrt(max(0.0, 1 - R[2, 2] ** 2)))
+            )
         elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
             low[g] = z - size[0]
         else:
@@ -84,28 +100,36 @@ def run(m, trunk, key, rng=None, noise=0.0, kick_step=None, kick=(0.0, 0.0), nst
     return d, h0, minlow
 
 
-DIRECTIONS = [("forward", 0), ("fwd-left", 45), ("left", 90), ("back-left", 135),
-              ("back", 180), ("back-right", 225), ("right", 270), ("fwd-right", 315)]
+DIRECTIONS = [
+    ("forward", 0),
+    ("fwd-left", 45),
+    ("left", 90),
+    ("back-left", 135),
+    ("back", 180),
+    ("back-right", 225),
+    ("right", 270),
+    ("fwd-right", 315),
+]
 
 
 def falls(m, trunk, key):
     """Kicks of 1.0 and 1.5 m/s in 8 directions at step 500, 3000 more steps: must lie fallen."""
     print("  falls (kick at step 500, 3000 more steps):")
-    print("    %-10s %5s %8s %8s %7s %8s %8s" % ("direction", "m/s", "final h", "h_home/3", "up",
-                                                 "lowest", "impact"))
+    print("    %-10s %5s %8s %8s %7s %8s %8s" % ("direction", "m/s", "final h", "h_home/3", "up", "lowest", "impact"))
     n_fallen = 0
     for speed in (1.0, 1.5):
         for name, deg in DIRECTIONS:
             a = math.radians(deg)
-            d, h0, minlow = run(m, trunk, key, kick_step=500,
-                                kick=(speed * math.cos(a), speed * math.sin(a)), nstep=3500)
+            d, h0, minlow = run(
+                m, trunk, key, kick_step=500, kick=(speed * math.cos(a), speed * math.sin(a)), nstep=3500
+            )
             h, low = d.xpos[trunk, 2], geom_lowest(m, d).min()
             n_fallen += h < h0 / 3
-            print("    %-10s %5.1f %8.4f %8.4f %+7.3f %8.4f %8.4f %s" % (
-                name, speed, h, h0 / 3, d.xmat[trunk, 8], low, minlow,
-                "fallen" if h < h0 / 3 else "NOT"))
-            expect(low >= -0.01 and minlow >= -0.02,
-                   "fallen duck lies on the floor (%s %.1f)" % (name, speed))
+            print(
+                "    %-10s %5.1f %8.4f %8.4f %+7.3f %8.4f %8.4f %s"
+                % (name, speed, h, h0 / 3, d.xmat[trunk, 8], low, minlow, "fallen" if h < h0 / 3 else "NOT")
+            )
+            expect(low >= -0.01 and minlow >= -0.02, "fallen duck lies on the floor (%s %.1f)" % (name, speed))
     print("    fallen in %d of 16" % n_fallen)
     expect(n_fallen >= 14, "a hard kick makes it fall (h < h_home/3) in >= 14 of 16 runs")
 
@@ -132,8 +156,10 @@ def push_tolerance(m, trunk, key):
                     break
             if found[name] is not None:
                 break
-    print("  push tolerance (smallest push at step 50 that fells it within 200 env steps): "
-          + "  ".join("%s %s" % (n, "%.2f m/s" % v if v else "> 2 m/s") for n, v in found.items()))
+    print(
+        "  push tolerance (smallest push at step 50 that fells it within 200 env steps): "
+        + "  ".join("%s %s" % (n, "%.2f m/s" % v if v else "> 2 m/s") for n, v in found.items())
+    )
     for n, v in found.items():
         expect(v is not None and 0.2 < v <= 1.0, "push tolerance %s within (0.2, 1.0] m/s" % n)
 
@@ -142,19 +168,20 @@ def settle(seconds=5.0):
     """Settled home pose per variant, from the nominal pose, printed as make_duck.SETTLED."""
     sys.path.insert(0, HERE)
     import make_duck
+
     print("SETTLED = {")
     for fname, backlash_for in make_duck.VARIANTS.items():
         m = mujoco.MjModel.from_xml_string(make_duck.model_xml(fname, backlash_for, settled=False))
         d = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, d, m.key("home").id)
         mujoco.mj_forward(m, d)
-        d.qpos[2] -= geom_lowest(m, d).min()        # soles just touching the floor
+        d.qpos[2] -= geom_lowest(m, d).min()  # soles just touching the floor
         mujoco.mj_forward(m, d)
-        mujoco.mj_step(m, d, nstep=int(round(seconds / m.opt.timestep)))
+        mujoco.mj_step(m, d, nstep=round(seconds / m.opt.timestep))
         tail = [round(float(x), 6) + 0.0 for x in d.qpos[2:]]
         print("    %r: [" % fname)
         for i in range(0, len(tail), 8):
-            print("        " + ", ".join(repr(x) for x in tail[i:i + 8]) + ",")
+            print("        " + ", ".join(repr(x) for x in tail[i : i + 8]) + ",")
         print("    ],")
         print("    # %s: max |qvel| after %g s: %.1e" % (fname, seconds, np.abs(d.qvel).max()))
     print("}")
@@ -175,28 +202,36 @@ def main(argv):
         expect(m.nq == nq and m.nu == 14, "nq %d (want %d), nu %d" % (m.nq, nq, m.nu))
         expect(m.opt.timestep == 0.002, "timestep")
         trunk = 1
-        expect(m.body_parentid[trunk] == 0 and m.jnt_type[m.body_jntadr[trunk]] == 0
-               and m.jnt_qposadr[m.body_jntadr[trunk]] == 0, "trunk owns the free joint at qpos 0")
+        expect(
+            m.body_parentid[trunk] == 0
+            and m.jnt_type[m.body_jntadr[trunk]] == 0
+            and m.jnt_qposadr[m.body_jntadr[trunk]] == 0,
+            "trunk owns the free joint at qpos 0",
+        )
         for a in range(m.nu):
             j = m.actuator_trnid[a, 0]
-            expect(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) == NAMES[a]
-                   and mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) == NAMES[a],
-                   "actuator/joint %d name" % a)
-            expect(m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE and m.jnt_limited[j],
-                   "joint %s hinge and limited" % NAMES[a])
+            expect(
+                mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) == NAMES[a]
+                and mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) == NAMES[a],
+                "actuator/joint %d name" % a,
+            )
+            expect(
+                m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE and m.jnt_limited[j],
+                "joint %s hinge and limited" % NAMES[a],
+            )
         for j in range(m.njnt):
             if mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j).endswith("_backlash"):
-                expect(m.jnt_limited[j] and abs(m.jnt_range[j, 1] - np.radians(0.5)) < 1e-9,
-                       "backlash range")
+                expect(m.jnt_limited[j] and abs(m.jnt_range[j, 1] - np.radians(0.5)) < 1e-9, "backlash range")
         gyro = m.sensor("gyro")
-        expect(m.sensor_type[gyro.id] == mujoco.mjtSensor.mjSENS_GYRO
-               and m.site_bodyid[m.sensor_objid[gyro.id]] == trunk, "gyro on a trunk site")
+        expect(
+            m.sensor_type[gyro.id] == mujoco.mjtSensor.mjSENS_GYRO and m.site_bodyid[m.sensor_objid[gyro.id]] == trunk,
+            "gyro on a trunk site",
+        )
         key = m.key("home").id
         m.geom("floor")
         mass = m.body_mass.sum()
         if real_mass is not None:
-            print("  total mass %.4f kg (real %.4f kg, %+.2f%%)" % (
-                mass, real_mass, 100 * (mass / real_mass - 1)))
+            print("  total mass %.4f kg (real %.4f kg, %+.2f%%)" % (mass, real_mass, 100 * (mass / real_mass - 1)))
             expect(abs(mass / real_mass - 1) < 0.05, "total mass within 5%")
         else:
             print("  total mass %.4f kg (real model not found)" % mass)
@@ -204,16 +239,20 @@ def main(argv):
         floor = m.geom("floor").id
         for b in range(1, m.nbody):
             gs = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
-            ok = any((m.geom_contype[g] & m.geom_conaffinity[floor])
-                     or (m.geom_contype[floor] & m.geom_conaffinity[g]) for g in gs)
+            ok = any(
+                (m.geom_contype[g] & m.geom_conaffinity[floor]) or (m.geom_contype[floor] & m.geom_conaffinity[g])
+                for g in gs
+            )
             expect(ok, "body %s collides with the floor" % mujoco.mj_id2name(m, 1, b))
 
         d, h0, _ = run(m, trunk, key, nstep=0)
         print("  h_home %.5f  (fallen below %.5f)" % (h0, h0 / 3))
         expect(0.15 <= h0 <= 0.25, "h_home within 0.15-0.25 m")
         d, h0, _ = run(m, trunk, key)
-        print("  hold:        up %.4f  h %.4f  (h/h_home %.3f)" % (
-            d.xmat[trunk, 8], d.xpos[trunk, 2], d.xpos[trunk, 2] / h0))
+        print(
+            "  hold:        up %.4f  h %.4f  (h/h_home %.3f)"
+            % (d.xmat[trunk, 8], d.xpos[trunk, 2], d.xpos[trunk, 2] / h0)
+        )
         expect(d.xmat[trunk, 8] > 0.9 and d.xpos[trunk, 2] > 0.9 * h0, "stands under hold")
         worst = (1.0, 1.0)
         for trial in range(20):

@@ -41,57 +41,57 @@ static int known_config_size(size_t size) {
   return size == CONFIG_V1_SIZE || size == CONFIG_V11_SIZE || size >= sizeof(mdvec_config_t);
 }
 
-#define ENV_ALIGN 64  /* env states start on their own cache lines */
+#define ENV_ALIGN 64 /* env states start on their own cache lines */
 
-typedef struct mdv_slot_ {   /* what the generic layer keeps for one env */
-  mdv_pcg64 rng;             /* the env's generator (seeded seed + i) */
-  int reset_done;            /* nonzero once the env has been reset */
-  int failed;                /* nonzero after a MuJoCo error, until the next reset */
-  int pending;               /* NEXT_STEP: the env finished; its next step is a reset */
-  int in_step;               /* 1 while the task's step runs (an error there ends the episode) */
-  uint64_t errors;           /* MuJoCo errors raised in this env since create */
-  char error[512];           /* the last error's message */
+typedef struct mdv_slot_ { /* what the generic layer keeps for one env */
+  mdv_pcg64 rng;           /* the env's generator (seeded seed + i) */
+  int reset_done;          /* nonzero once the env has been reset */
+  int failed;              /* nonzero after a MuJoCo error, until the next reset */
+  int pending;             /* NEXT_STEP: the env finished; its next step is a reset */
+  int in_step;             /* 1 while the task's step runs (an error there ends the episode) */
+  uint64_t errors;         /* MuJoCo errors raised in this env since create */
+  char error[512];         /* the last error's message */
 } mdv_slot;
 
 struct mdvec_ {
-  const mdv_task *task;      /* the task */
-  void *shared;              /* the task's shared part */
-  mdv_spec spec;             /* what the task declared */
-  mdv_value *opts;           /* (n_options) the resolved options */
-  mdv_dot dot;               /* numpy's float64 dot, as configured (cfg.dot) */
-  int num_envs;              /* N */
-  int threads;               /* T */
-  int autoreset;             /* MDVEC_AUTORESET_* */
-  int on_error;              /* MDVEC_ON_ERROR_* */
-  unsigned char *env_mem;    /* (N x env_stride) the task's env states, ENV_ALIGN-aligned inside env_block */
-  void *env_block;           /* env_mem's allocation (calloc: untouched pages stay unbacked) */
-  int envs_begun;            /* envs 0..envs_begun-1 went through env_init: env_free is due on them (only) */
-  size_t env_stride;         /* spec.env_size rounded up to ENV_ALIGN */
-  mdv_slot *slots;           /* (N) per-env bookkeeping */
-  mdv_pool *pool;            /* T threads, the caller included */
-  size_t obs_row;            /* bytes of one observation row */
-  unsigned char *obs;        /* (N x obs_dim) of obs_dtype */
-  unsigned char *final_obs;  /* (N x obs_dim) of obs_dtype */
-  double *reward;            /* (N) */
-  uint8_t *terminated;       /* (N) */
-  uint8_t *truncated;        /* (N) */
-  uint8_t *done;             /* (N) terminated | truncated */
-  uint8_t *reset_flags;      /* (N) reset during the last call */
-  uint8_t *error_flags;      /* (N) raised a MuJoCo error during the last call */
-  uint64_t *warnings;        /* (N) MuJoCo warnings raised in each env since create */
-  double *info;              /* (n_info x N) step info */
-  double *reset_info;        /* (n_info x N) reset info */
-  double *act64;             /* (N x act_dim) float32 actions widened, per env */
+  const mdv_task *task;     /* the task */
+  void *shared;             /* the task's shared part */
+  mdv_spec spec;            /* what the task declared */
+  mdv_value *opts;          /* (n_options) the resolved options */
+  mdv_dot dot;              /* numpy's float64 dot, as configured (cfg.dot) */
+  int num_envs;             /* N */
+  int threads;              /* T */
+  int autoreset;            /* MDVEC_AUTORESET_* */
+  int on_error;             /* MDVEC_ON_ERROR_* */
+  unsigned char *env_mem;   /* (N x env_stride) the task's env states, ENV_ALIGN-aligned inside env_block */
+  void *env_block;          /* env_mem's allocation (calloc: untouched pages stay unbacked) */
+  int envs_begun;           /* envs 0..envs_begun-1 went through env_init: env_free is due on them (only) */
+  size_t env_stride;        /* spec.env_size rounded up to ENV_ALIGN */
+  mdv_slot *slots;          /* (N) per-env bookkeeping */
+  mdv_pool *pool;           /* T threads, the caller included */
+  size_t obs_row;           /* bytes of one observation row */
+  unsigned char *obs;       /* (N x obs_dim) of obs_dtype */
+  unsigned char *final_obs; /* (N x obs_dim) of obs_dtype */
+  double *reward;           /* (N) */
+  uint8_t *terminated;      /* (N) */
+  uint8_t *truncated;       /* (N) */
+  uint8_t *done;            /* (N) terminated | truncated */
+  uint8_t *reset_flags;     /* (N) reset during the last call */
+  uint8_t *error_flags;     /* (N) raised a MuJoCo error during the last call */
+  uint64_t *warnings;       /* (N) MuJoCo warnings raised in each env since create */
+  double *info;             /* (n_info x N) step info */
+  double *reset_info;       /* (n_info x N) reset info */
+  double *act64;            /* (N x act_dim) float32 actions widened, per env */
   /* the arguments of the pool run in progress (set by the caller, read by the jobs) */
-  const void *actions;       /* the step's actions */
-  int action_dtype;          /* their dtype */
-  const uint8_t *mask;       /* reset_envs: which envs (NULL: all) */
-  const uint64_t *seeds;     /* reset_envs: seeds (NULL: none) */
-  const uint8_t *has_seed;   /* reset_envs: which seeds apply (NULL: all) */
-  char errmsg[512];          /* last error message */
-  unsigned fork_gen;         /* g_fork_gen at create: another value means a forked child holds a copy */
-  long pid;                  /* the creating process, for messages */
-  atomic_int busy;           /* 1 while a call runs: an overlapping call is refused, not raced */
+  const void *actions;     /* the step's actions */
+  int action_dtype;        /* their dtype */
+  const uint8_t *mask;     /* reset_envs: which envs (NULL: all) */
+  const uint64_t *seeds;   /* reset_envs: seeds (NULL: none) */
+  const uint8_t *has_seed; /* reset_envs: which seeds apply (NULL: all) */
+  char errmsg[512];        /* last error message */
+  unsigned fork_gen;       /* g_fork_gen at create: another value means a forked child holds a copy */
+  long pid;                /* the creating process, for messages */
+  atomic_int busy;         /* 1 while a call runs: an overlapping call is refused, not raced */
 };
 
 /* Forks seen by this process (pthread_atfork's child handler; registered at the first create). The
@@ -99,8 +99,12 @@ struct mdvec_ {
  * one plain load per call, no getpid() system call on the step path. */
 static atomic_uint g_fork_gen;
 static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
-static void on_fork_child(void) { atomic_fetch_add_explicit(&g_fork_gen, 1u, memory_order_relaxed); }
-static void register_atfork(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+static void on_fork_child(void) {
+  atomic_fetch_add_explicit(&g_fork_gen, 1u, memory_order_relaxed);
+}
+static void register_atfork(void) {
+  pthread_atfork(NULL, NULL, on_fork_child);
+}
 
 /* A refused call's message lives in the refused thread's storage: the call that is running on the
  * handle may be writing the handle's own message at the same time. mdvec_errmsg returns it to the
@@ -110,24 +114,40 @@ static _Thread_local const mdvec_t *tl_msg_handle;
 
 const char *mdvec_strerror(int code) {
   switch (code) {
-    case MDVEC_OK: return "ok";
-    case MDVEC_ERR_ARG: return "invalid argument";
-    case MDVEC_ERR_CONFIG: return "invalid configuration";
-    case MDVEC_ERR_MODEL: return "model error";
-    case MDVEC_ERR_VERSION: return "version mismatch";
-    case MDVEC_ERR_NOMEM: return "out of memory";
-    case MDVEC_ERR_THREAD: return "thread error";
-    case MDVEC_ERR_ACTION: return "non-finite action";
-    case MDVEC_ERR_STATE: return "call out of order";
-    case MDVEC_ERR_PARAMS: return "invalid episode parameters";
-    case MDVEC_ERR_PHYSICS: return "MuJoCo error in an env";
-    default: return "unknown code";
+    case MDVEC_OK:
+      return "ok";
+    case MDVEC_ERR_ARG:
+      return "invalid argument";
+    case MDVEC_ERR_CONFIG:
+      return "invalid configuration";
+    case MDVEC_ERR_MODEL:
+      return "model error";
+    case MDVEC_ERR_VERSION:
+      return "version mismatch";
+    case MDVEC_ERR_NOMEM:
+      return "out of memory";
+    case MDVEC_ERR_THREAD:
+      return "thread error";
+    case MDVEC_ERR_ACTION:
+      return "non-finite action";
+    case MDVEC_ERR_STATE:
+      return "call out of order";
+    case MDVEC_ERR_PARAMS:
+      return "invalid episode parameters";
+    case MDVEC_ERR_PHYSICS:
+      return "MuJoCo error in an env";
+    default:
+      return "unknown code";
   }
 }
 
-int mdvec_version(void) { return MDVEC_VERSION_NUMBER; }
+int mdvec_version(void) {
+  return MDVEC_VERSION_NUMBER;
+}
 
-int mdvec_mujoco_version(void) { return mj_version(); }
+int mdvec_mujoco_version(void) {
+  return mj_version();
+}
 
 /* Record a message on the handle and return code. */
 static int fail(mdvec_t *h, int code, const char *fmt, ...) {
@@ -143,14 +163,18 @@ static int fail(mdvec_t *h, int code, const char *fmt, ...) {
 static int enter(mdvec_t *h, const char *call) {
   tl_msg_handle = NULL;
   if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) != h->fork_gen) {
-    snprintf(tl_msg, sizeof tl_msg, "%s: the handle was created in another process (pid %ld) and this is a forked "
-             "child; its workers do not exist here: create handles in the process that uses them", call, h->pid);
+    snprintf(tl_msg, sizeof tl_msg,
+             "%s: the handle was created in another process (pid %ld) and this is a forked "
+             "child; its workers do not exist here: create handles in the process that uses them",
+             call, h->pid);
     tl_msg_handle = h;
     return MDVEC_ERR_STATE;
   }
   if (atomic_exchange_explicit(&h->busy, 1, memory_order_acquire)) {
-    snprintf(tl_msg, sizeof tl_msg, "%s: concurrent call: another call on this handle is running in another "
-             "thread; use one handle from one thread at a time", call);
+    snprintf(tl_msg, sizeof tl_msg,
+             "%s: concurrent call: another call on this handle is running in another "
+             "thread; use one handle from one thread at a time",
+             call);
     tl_msg_handle = h;
     return MDVEC_ERR_STATE;
   }
@@ -175,7 +199,9 @@ static int create_fail(char *err, size_t err_size, int code, const char *fmt, ..
 }
 
 /* Return a * b, or SIZE_MAX when it overflows (every allocation below then fails). */
-static size_t mul(size_t a, size_t b) { return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b; }
+static size_t mul(size_t a, size_t b) {
+  return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b;
+}
 
 /*---------------------------------- Configuration -------------------------------------------------*/
 
@@ -192,7 +218,7 @@ static void config_fill(mdvec_config_t *cfg, size_t size) {
   cfg->struct_size = size;
 }
 
-void (mdvec_config_default)(mdvec_config_t *cfg) {
+void(mdvec_config_default)(mdvec_config_t *cfg) {
   if (cfg) config_fill(cfg, CONFIG_V1_SIZE);
 }
 
@@ -208,15 +234,19 @@ int mdvec_config_init(mdvec_config_t *cfg, size_t size) {
 static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err, size_t n) {
   size_t size = in->struct_size;
   if (!known_config_size(size)) {
-    snprintf(err, n, "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0), %zu (1.1) or at least %zu (fill "
-             "cfg with mdvec_config_default)", size, CONFIG_V1_SIZE, CONFIG_V11_SIZE, sizeof *out);
+    snprintf(err, n,
+             "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0), %zu (1.1) or at least %zu (fill "
+             "cfg with mdvec_config_default)",
+             size, CONFIG_V1_SIZE, CONFIG_V11_SIZE, sizeof *out);
     return -1;
   }
   const unsigned char *bytes = (const unsigned char *)in;
   for (size_t k = sizeof *out; k < size; k++) {
     if (bytes[k]) {
-      snprintf(err, n, "mdvec_create: cfg->struct_size is %zu and sets fields this library (%zu bytes) does "
-               "not know", size, sizeof *out);
+      snprintf(err, n,
+               "mdvec_create: cfg->struct_size is %zu and sets fields this library (%zu bytes) does "
+               "not know",
+               size, sizeof *out);
       return -1;
     }
   }
@@ -228,17 +258,21 @@ static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err,
 
 /* Check the generic configuration values; return 0 or -1 with a message naming the field. */
 static int check_config(const mdvec_config_t *c, char *err, size_t n) {
-#define BAD(...) do { snprintf(err, n, __VA_ARGS__); return -1; } while (0)
+#define BAD(...)                   \
+  do {                             \
+    snprintf(err, n, __VA_ARGS__); \
+    return -1;                     \
+  } while (0)
   if (c->num_envs <= 0) BAD("num_envs: must be a positive integer, got %d", c->num_envs);
   if (c->threads < 0) BAD("threads: must be >= 0 (0 picks automatically), got %d", c->threads);
-  int threads = c->threads < c->num_envs ? c->threads : c->num_envs;  /* more threads than envs: one per env */
+  int threads = c->threads < c->num_envs ? c->threads : c->num_envs; /* more threads than envs: one per env */
   if (threads > MDVEC_THREAD_BUDGET && !c->allow_overcommit)
-    BAD("threads: %d exceeds the budget of %d threads; set allow_overcommit to go beyond it",
-        threads, MDVEC_THREAD_BUDGET);
-  if (threads > MDV_POOL_MAX_THREADS)  /* before any env is built */
+    BAD("threads: %d exceeds the budget of %d threads; set allow_overcommit to go beyond it", threads,
+        MDVEC_THREAD_BUDGET);
+  if (threads > MDV_POOL_MAX_THREADS) /* before any env is built */
     BAD("threads: %d exceeds the most a handle starts (%d), allow_overcommit or not", threads, MDV_POOL_MAX_THREADS);
-  if (c->autoreset < 0) BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d",
-                            c->autoreset);
+  if (c->autoreset < 0)
+    BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d", c->autoreset);
   if (c->on_error != MDVEC_ON_ERROR_RAISE && c->on_error != MDVEC_ON_ERROR_END_EPISODE)
     BAD("on_error: must be MDVEC_ON_ERROR_RAISE or MDVEC_ON_ERROR_END_EPISODE, got %d", c->on_error);
   if (c->dot < MDVEC_DOT_PLAIN || c->dot > MDVEC_DOT_CBLAS64)
@@ -258,7 +292,9 @@ static int auto_threads(int num_envs) {
 }
 
 /* Return the task's state of env i. */
-static inline void *env_at(const mdvec_t *h, int i) { return h->env_mem + (size_t)i * h->env_stride; }
+static inline void *env_at(const mdvec_t *h, int i) {
+  return h->env_mem + (size_t)i * h->env_stride;
+}
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/
 
@@ -267,8 +303,8 @@ static int alloc_buffers(mdvec_t *h) {
   size_t n = (size_t)h->num_envs, obs_size = h->spec.obs_dtype == MDVEC_DTYPE_F64 ? sizeof(double) : sizeof(float);
   size_t n_info = (size_t)(h->spec.n_info > 0 ? h->spec.n_info : 1);
   h->obs_row = mul((size_t)h->spec.obs_dim, obs_size);
-  h->env_stride = h->spec.env_size > SIZE_MAX - ENV_ALIGN ? SIZE_MAX
-                  : (h->spec.env_size + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN;
+  h->env_stride =
+    h->spec.env_size > SIZE_MAX - ENV_ALIGN ? SIZE_MAX : (h->spec.env_size + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN;
   size_t env_bytes = mul(n, h->env_stride);
   if (env_bytes == SIZE_MAX || mul(n, h->obs_row) == SIZE_MAX || mul(mul(n, n_info), sizeof(double)) == SIZE_MAX ||
       mul(mul(n, (size_t)h->spec.act_dim), sizeof(double)) == SIZE_MAX)
@@ -276,8 +312,8 @@ static int alloc_buffers(mdvec_t *h) {
   /* calloc, not aligned_alloc + memset: a large block comes zeroed from the kernel, untouched, so a
      num_envs that memory_check refuses after two envs costs no memory before it is refused */
   h->env_block = env_bytes > SIZE_MAX - ENV_ALIGN ? NULL : calloc(1, env_bytes + ENV_ALIGN);
-  h->env_mem = h->env_block ? (unsigned char *)(((uintptr_t)h->env_block + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN)
-                            : NULL;
+  h->env_mem =
+    h->env_block ? (unsigned char *)(((uintptr_t)h->env_block + ENV_ALIGN - 1) / ENV_ALIGN * ENV_ALIGN) : NULL;
   h->slots = calloc(n, sizeof *h->slots);
   h->obs = calloc(n, h->obs_row);
   h->final_obs = calloc(n, h->obs_row);
@@ -291,8 +327,10 @@ static int alloc_buffers(mdvec_t *h) {
   h->info = calloc(mul(n, n_info), sizeof(double));
   h->reset_info = calloc(mul(n, n_info), sizeof(double));
   h->act64 = calloc(mul(n, (size_t)(h->spec.act_dim > 0 ? h->spec.act_dim : 1)), sizeof(double));
-  return (h->env_mem && h->slots && h->obs && h->final_obs && h->reward && h->terminated && h->truncated &&
-          h->done && h->reset_flags && h->error_flags && h->warnings && h->info && h->reset_info && h->act64) ? 0 : -1;
+  return (h->env_mem && h->slots && h->obs && h->final_obs && h->reward && h->terminated && h->truncated && h->done &&
+          h->reset_flags && h->error_flags && h->warnings && h->info && h->reset_info && h->act64)
+           ? 0
+           : -1;
 }
 
 /* Run the task's create with MuJoCo errors trapped (a task's own loading may call MuJoCo directly): a
@@ -324,7 +362,7 @@ static int env_init_trapped(mdvec_t *h, int i, char *why, size_t n) {
   }
   mdv_trap_end(&trap);
   if (!failed) return MDVEC_OK;
-  h->task->env_free(env_at(h, i));  /* safe on a half-initialised env, and again at destroy */
+  h->task->env_free(env_at(h, i)); /* safe on a half-initialised env, and again at destroy */
   return mdv_trap_is_nomem(why) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL;
 }
 
@@ -349,15 +387,18 @@ static int memory_check(mdvec_t *h, size_t *probe, char *msg, size_t n) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   size_t phys = pages > 0 && page > 0 ? mul((size_t)pages, (size_t)page) : SIZE_MAX;
   if (mul(touched, envs) > phys) {
-    snprintf(msg, n, "num_envs: %d envs need at least %.1f GiB (%zu KiB each), more than this machine's "
-             "%.1f GiB of memory", h->num_envs, GIB(mul(touched, envs)), touched / 1024, GIB(phys));
+    snprintf(msg, n,
+             "num_envs: %d envs need at least %.1f GiB (%zu KiB each), more than this machine's "
+             "%.1f GiB of memory",
+             h->num_envs, GIB(mul(touched, envs)), touched / 1024, GIB(phys));
     return MDVEC_ERR_NOMEM;
   }
   struct rlimit as;
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && mul(reserved, envs) > as.rlim_cur) {
-    snprintf(msg, n, "num_envs: %d envs reserve %.1f GiB of address space (%zu KiB each, mjData's arena "
-             "included), more than this process's limit (ulimit -v) of %.1f GiB", h->num_envs,
-             GIB(mul(reserved, envs)), reserved / 1024, GIB(as.rlim_cur));
+    snprintf(msg, n,
+             "num_envs: %d envs reserve %.1f GiB of address space (%zu KiB each, mjData's arena "
+             "included), more than this process's limit (ulimit -v) of %.1f GiB",
+             h->num_envs, GIB(mul(reserved, envs)), reserved / 1024, GIB(as.rlim_cur));
     return MDVEC_ERR_NOMEM;
   }
   return MDVEC_OK;
@@ -390,7 +431,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   h->threads = cfg.threads ? (cfg.threads < cfg.num_envs ? cfg.threads : cfg.num_envs) : auto_threads(cfg.num_envs);
   h->autoreset = cfg.autoreset == MDVEC_AUTORESET_DISABLED    ? MDVEC_AUTORESET_DISABLED
                  : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
-                                                              : MDVEC_AUTORESET_SAME_STEP;  /* v1: nonzero */
+                                                              : MDVEC_AUTORESET_SAME_STEP; /* v1: nonzero */
   h->on_error = cfg.on_error;
   h->dot = (mdv_dot){cfg.dot, cfg.ddot, cfg.ddot64};
   int code = MDVEC_OK;
@@ -400,18 +441,18 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     snprintf(msg, sizeof msg, "out of memory");
   }
   if (code == MDVEC_OK)
-    code = mdv_options_resolve(task, task == mdv_task_find(NULL) ? &cfg : NULL, cfg.options, cfg.n_options, h->opts, msg,
-                               sizeof msg);
+    code = mdv_options_resolve(task, task == mdv_task_find(NULL) ? &cfg : NULL, cfg.options, cfg.n_options, h->opts,
+                               msg, sizeof msg);
   if (code == MDVEC_OK) code = create_trapped(h, msg, sizeof msg);
   if (code == MDVEC_OK) code = mdv_spec_check(task->name, &h->spec, msg, sizeof msg);
   if (code == MDVEC_OK && alloc_buffers(h)) {
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);
   }
-  size_t probe = 0;  /* bytes one more env will reserve, known once two envs exist */
+  size_t probe = 0; /* bytes one more env will reserve, known once two envs exist */
   for (int i = 0; code == MDVEC_OK && i < h->num_envs; i++) {
     if (i == 2 && (code = memory_check(h, &probe, msg, sizeof msg)) != MDVEC_OK) break;
-    if (probe) {  /* fail here, before MuJoCo's allocator would (it cannot undo a half-made mjData) */
+    if (probe) { /* fail here, before MuJoCo's allocator would (it cannot undo a half-made mjData) */
       void *p = malloc(probe);
       if (!p) {
         code = MDVEC_ERR_NOMEM;
@@ -453,10 +494,10 @@ static void wait_idle(mdvec_t *h) {
 void mdvec_destroy(mdvec_t *h) {
   if (!h) return;
   if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) {
-    wait_idle(h);  /* a call running in another thread finishes first */
+    wait_idle(h); /* a call running in another thread finishes first */
     mdv_pool_destroy(h->pool);
   } else {
-    mdv_pool_abandon(h->pool);  /* a forked child: the workers are the parent's (and a call the parent had
+    mdv_pool_abandon(h->pool); /* a forked child: the workers are the parent's (and a call the parent had
                                    running left busy set in this copy: no wait); free only the memory */
   }
   /* only the envs that were begun: the others' pages were never touched (a refused huge num_envs) */
@@ -488,7 +529,9 @@ const char *mdvec_errmsg(const mdvec_t *h) {
 
 /*---------------------------------- Task catalogue ------------------------------------------------*/
 
-int mdvec_task_count(void) { return mdv_task_count(); }
+int mdvec_task_count(void) {
+  return mdv_task_count();
+}
 
 const char *mdvec_task_name(int k) {
   const mdv_task *t = mdv_task_at(k);
@@ -534,7 +577,9 @@ int mdvec_task_constant(const char *task, int k, mdvec_constant_t *c) {
 const char *mdvec_task_meta(const char *task, const char *key) {
   const mdv_task *t = mdv_task_find(task);
   if (!t || !key) return NULL;
-  const struct { const char *key, *value; } meta[] = {
+  const struct {
+    const char *key, *value;
+  } meta[] = {
     {"id", t->gym_id},
     {"reference", t->reference},
     {"reward_threshold", t->reward_threshold},
@@ -551,14 +596,14 @@ const char *mdvec_task_meta(const char *task, const char *key) {
 int mdvec_dims(const mdvec_t *h, mdvec_dims_t *dims) {
   if (!h || !dims) return MDVEC_ERR_ARG;
   if (dims->struct_size != sizeof *dims) return MDVEC_ERR_ARG;
-  *dims = (mdvec_dims_t){sizeof *dims, h->num_envs, h->threads, h->spec.act_dim, h->spec.obs_dim, h->spec.n_info,
-                         h->spec.nbody, 0, 0};
+  *dims = (mdvec_dims_t){sizeof *dims,  h->num_envs, h->threads, h->spec.act_dim, h->spec.obs_dim, h->spec.n_info,
+                         h->spec.nbody, 0,           0};
   if (h->task->v1_dims) h->task->v1_dims(h->shared, dims);
   return MDVEC_OK;
 }
 
 /* The 1.1 layouts of the structs 1.3 appended to: a caller built against 1.1 or 1.2 passes these sizes. */
-#define SPEC_V11_SIZE offsetof(mdvec_spec_t, dt)
+#define SPEC_V11_SIZE  offsetof(mdvec_spec_t, dt)
 #define FIELD_V11_SIZE offsetof(mdvec_field_t, kind)
 
 /* Return the bytes of a caller's struct to fill (its struct_size): the 1.1 layout's, this one's, or 0 for
@@ -580,9 +625,11 @@ int mdvec_spec(const mdvec_t *h, mdvec_spec_t *spec) {
   size_t size = spec ? filled_size(spec->struct_size, SPEC_V11_SIZE, sizeof *spec) : 0;
   if (!h || !size) return MDVEC_ERR_ARG;
   const mdv_spec *s = &h->spec;
-  mdvec_spec_t out = {size, h->task->name, h->num_envs, h->threads, s->obs_dim, s->obs_dtype, s->act_dim,
-                      s->n_info, s->max_episode_steps, s->nq, s->nv, h->autoreset, s->model_path, s->dt,
-                      h->task->reward_kind ? h->task->reward_kind : MDVEC_KIND_FLOAT};
+  mdvec_spec_t out = {size,          h->task->name, h->num_envs,
+                      h->threads,    s->obs_dim,    s->obs_dtype,
+                      s->act_dim,    s->n_info,     s->max_episode_steps,
+                      s->nq,         s->nv,         h->autoreset,
+                      s->model_path, s->dt,         h->task->reward_kind ? h->task->reward_kind : MDVEC_KIND_FLOAT};
   memcpy(spec, &out, size);
   return MDVEC_OK;
 }
@@ -599,23 +646,45 @@ int mdvec_info_field(const mdvec_t *h, int k, mdvec_field_t *field) {
 const char *mdvec_info_name(const mdvec_t *h, int k) {
   return h && k >= 0 && k < h->spec.n_info ? h->spec.info[k].name : NULL;
 }
-const double *mdvec_action_low(const mdvec_t *h) { return h ? h->spec.act_low : NULL; }
-const double *mdvec_action_high(const mdvec_t *h) { return h ? h->spec.act_high : NULL; }
+const double *mdvec_action_low(const mdvec_t *h) {
+  return h ? h->spec.act_low : NULL;
+}
+const double *mdvec_action_high(const mdvec_t *h) {
+  return h ? h->spec.act_high : NULL;
+}
 const float *mdvec_obs(const mdvec_t *h) {
   return h && h->spec.obs_dtype == MDVEC_DTYPE_F32 ? (const float *)h->obs : NULL;
 }
 const float *mdvec_terminal_obs(const mdvec_t *h) {
   return h && h->spec.obs_dtype == MDVEC_DTYPE_F32 ? (const float *)h->final_obs : NULL;
 }
-const void *mdvec_obs_data(const mdvec_t *h) { return h ? h->obs : NULL; }
-const void *mdvec_final_obs_data(const mdvec_t *h) { return h ? h->final_obs : NULL; }
-const double *mdvec_reward(const mdvec_t *h) { return h ? h->reward : NULL; }
-const uint8_t *mdvec_done(const mdvec_t *h) { return h ? h->done : NULL; }
-const uint8_t *mdvec_terminated(const mdvec_t *h) { return h ? h->terminated : NULL; }
-const uint8_t *mdvec_truncated(const mdvec_t *h) { return h ? h->truncated : NULL; }
-const uint8_t *mdvec_reset_flags(const mdvec_t *h) { return h ? h->reset_flags : NULL; }
-const uint8_t *mdvec_error_flags(const mdvec_t *h) { return h ? h->error_flags : NULL; }
-const uint64_t *mdvec_warnings(const mdvec_t *h) { return h ? h->warnings : NULL; }
+const void *mdvec_obs_data(const mdvec_t *h) {
+  return h ? h->obs : NULL;
+}
+const void *mdvec_final_obs_data(const mdvec_t *h) {
+  return h ? h->final_obs : NULL;
+}
+const double *mdvec_reward(const mdvec_t *h) {
+  return h ? h->reward : NULL;
+}
+const uint8_t *mdvec_done(const mdvec_t *h) {
+  return h ? h->done : NULL;
+}
+const uint8_t *mdvec_terminated(const mdvec_t *h) {
+  return h ? h->terminated : NULL;
+}
+const uint8_t *mdvec_truncated(const mdvec_t *h) {
+  return h ? h->truncated : NULL;
+}
+const uint8_t *mdvec_reset_flags(const mdvec_t *h) {
+  return h ? h->reset_flags : NULL;
+}
+const uint8_t *mdvec_error_flags(const mdvec_t *h) {
+  return h ? h->error_flags : NULL;
+}
+const uint64_t *mdvec_warnings(const mdvec_t *h) {
+  return h ? h->warnings : NULL;
+}
 
 uint64_t mdvec_error_count(const mdvec_t *h) {
   uint64_t n = 0;
@@ -626,8 +695,12 @@ uint64_t mdvec_error_count(const mdvec_t *h) {
 const char *mdvec_env_error(const mdvec_t *h, int i) {
   return h && i >= 0 && i < h->num_envs ? h->slots[i].error : NULL;
 }
-const double *mdvec_info(const mdvec_t *h) { return h ? h->info : NULL; }
-const double *mdvec_reset_info(const mdvec_t *h) { return h ? h->reset_info : NULL; }
+const double *mdvec_info(const mdvec_t *h) {
+  return h ? h->info : NULL;
+}
+const double *mdvec_reset_info(const mdvec_t *h) {
+  return h ? h->reset_info : NULL;
+}
 
 /*---------------------------------- Per-env jobs (run trapped, on the env's thread) ---------------*/
 
@@ -669,7 +742,7 @@ static void step_env(mdvec_t *h, int i, const void *unused) {
   size_t n = (size_t)h->num_envs, act_dim = (size_t)h->spec.act_dim;
   unsigned char *obs = h->obs + (size_t)i * h->obs_row, *final = h->final_obs + (size_t)i * h->obs_row;
   h->reset_flags[i] = 0;
-  if (s->pending) {  /* NEXT_STEP: the previous step ended this episode; this step starts the next */
+  if (s->pending) { /* NEXT_STEP: the previous step ended this episode; this step starts the next */
     mdv_out out = reset_out(h, i);
     h->task->reset(env_at(h, i), &s->rng, &out);
     mark_reset(h, i);
@@ -736,7 +809,7 @@ static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
 static void end_episode(mdvec_t *h, int i) {
   mdv_slot *s = &h->slots[i];
   size_t n = (size_t)h->num_envs;
-  if (!s->in_step) return;  /* the error came from a reset (NEXT_STEP's, SAME_STEP's): no episode to end */
+  if (!s->in_step) return; /* the error came from a reset (NEXT_STEP's, SAME_STEP's): no episode to end */
   s->in_step = 0;
   memcpy(h->final_obs + (size_t)i * h->obs_row, h->obs + (size_t)i * h->obs_row, h->obs_row);
   h->reward[i] = 0.0;
@@ -756,7 +829,7 @@ static void end_episode(mdvec_t *h, int i) {
 static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
-  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi);  /* a contiguous block */
+  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi); /* a contiguous block */
   for (int i = lo; i < hi; i++) {
     h->reset_flags[i] = 0;
     h->error_flags[i] = 0;
@@ -770,7 +843,7 @@ static void reset_job(void *ctx, int thread, int threads) {
 static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
-  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi);  /* a contiguous block */
+  mdv_pool_share(h->num_envs, thread, threads, &lo, &hi); /* a contiguous block */
   for (int i = lo; i < hi; i++) {
     h->error_flags[i] = 0;
     if (!trapped(h, i, step_env, NULL) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
@@ -794,7 +867,7 @@ static int physics_errors(mdvec_t *h, const char *call, int stepping) {
     }
   }
   if (!failed) return MDVEC_OK;
-  if (mdv_trap_is_nomem(h->slots[first].error))  /* e.g. a task's scratch allocation during a reset */
+  if (mdv_trap_is_nomem(h->slots[first].error)) /* e.g. a task's scratch allocation during a reset */
     return fail(h, MDVEC_ERR_NOMEM, "%s: out of memory in env %d (%d env(s) stopped; reset them): %s", call, first,
                 failed, h->slots[first].error);
   return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (%d env(s) stopped; reset them): %s", call, first,
@@ -825,7 +898,9 @@ int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, con
   return leave(h, physics_errors(h, "mdvec_reset", 0));
 }
 
-int mdvec_reset(mdvec_t *h) { return mdvec_reset_envs(h, NULL, NULL, NULL); }
+int mdvec_reset(mdvec_t *h) {
+  return mdvec_reset_envs(h, NULL, NULL, NULL);
+}
 
 /* mdvec_reset_with_params inside enter/leave. */
 static int reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
@@ -835,8 +910,8 @@ static int reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
     return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: env %d out of range [0, %d)", i, h->num_envs);
   if (!p) return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: params is NULL");
   if (p->struct_size != sizeof *p)
-    return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: params->struct_size is %zu, expected %zu",
-                p->struct_size, sizeof *p);
+    return fail(h, MDVEC_ERR_ARG, "mdvec_reset_with_params: params->struct_size is %zu, expected %zu", p->struct_size,
+                sizeof *p);
   char msg[256];
   if (h->task->check_params(env_at(h, i), p, msg, sizeof msg)) return fail(h, MDVEC_ERR_PARAMS, "%s", msg);
   memset(h->reset_flags, 0, (size_t)h->num_envs);
@@ -859,18 +934,22 @@ static int step_typed(mdvec_t *h, const void *actions, int dtype) {
     return fail(h, MDVEC_ERR_ARG, "mdvec_step: action dtype %d; use MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64", dtype);
   size_t align = dtype == MDVEC_DTYPE_F32 ? _Alignof(float) : _Alignof(double);
   if ((uintptr_t)actions % align)
-    return fail(h, MDVEC_ERR_ARG, "mdvec_step: actions at %p are not aligned to %zu bytes (their element type's); "
-                "copy them to an aligned array", actions, align);
+    return fail(h, MDVEC_ERR_ARG,
+                "mdvec_step: actions at %p are not aligned to %zu bytes (their element type's); "
+                "copy them to an aligned array",
+                actions, align);
   int n = h->num_envs;
   for (int i = 0; i < n; i++) {
     const mdv_slot *s = &h->slots[i];
-    if (!s->reset_done) return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
+    if (!s->reset_done)
+      return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d was never reset; call mdvec_reset first", i);
     if (s->failed)
       return fail(h, MDVEC_ERR_STATE, "mdvec_step: env %d stopped on a MuJoCo error (%s); reset it first", i, s->error);
   }
   size_t act_dim = (size_t)h->spec.act_dim, total = (size_t)n * act_dim;
   for (size_t k = 0; k < total; k++) {
-    int finite = dtype == MDVEC_DTYPE_F32 ? isfinite(((const float *)actions)[k]) : isfinite(((const double *)actions)[k]);
+    int finite =
+      dtype == MDVEC_DTYPE_F32 ? isfinite(((const float *)actions)[k]) : isfinite(((const double *)actions)[k]);
     if (!finite) {
       return fail(h, MDVEC_ERR_ACTION, "mdvec_step: non-finite action at env %zu, actuator %zu; no env was stepped",
                   k / act_dim, k % act_dim);
@@ -889,12 +968,16 @@ int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
   return code ? code : leave(h, step_typed(h, actions, dtype));
 }
 
-int mdvec_step(mdvec_t *h, const double *actions) { return mdvec_step_typed(h, actions, MDVEC_DTYPE_F64); }
+int mdvec_step(mdvec_t *h, const double *actions) {
+  return mdvec_step_typed(h, actions, MDVEC_DTYPE_F64);
+}
 
 /*---------------------------------- Physics state -------------------------------------------------*/
 
 /* Return nonzero when sig names only known mjtState bits. */
-static int valid_sig(unsigned int sig) { return sig < (1u << mjNSTATE); }
+static int valid_sig(unsigned int sig) {
+  return sig < (1u << mjNSTATE);
+}
 
 size_t mdvec_state_size(const mdvec_t *h, unsigned int sig) {
   if (!h || !valid_sig(sig)) return 0;
@@ -907,8 +990,8 @@ size_t mdvec_state_size(const mdvec_t *h, unsigned int sig) {
 /* mdvec_get_state inside enter/leave. */
 static int get_state(mdvec_t *w, int i, unsigned int sig, double *state, size_t size) {
   const mdvec_t *h = w;
-  if (i < 0 || i >= h->num_envs) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: env %d out of range [0, %d)", i,
-                                             h->num_envs);
+  if (i < 0 || i >= h->num_envs)
+    return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: env %d out of range [0, %d)", i, h->num_envs);
   if (!valid_sig(sig)) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: sig 0x%x has unknown mjtState bits", sig);
   if (!state) return fail(w, MDVEC_ERR_ARG, "mdvec_get_state: state is NULL");
   const mjModel *m;
@@ -922,7 +1005,7 @@ static int get_state(mdvec_t *w, int i, unsigned int sig, double *state, size_t 
 
 int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, size_t size) {
   if (!h) return MDVEC_ERR_ARG;
-  mdvec_t *w = (mdvec_t *)h;  /* the message and the busy flag are the only things written */
+  mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
   int code = enter(w, "mdvec_get_state");
   return code ? code : leave(w, get_state(w, i, sig, state, size));
 }

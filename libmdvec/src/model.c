@@ -42,8 +42,7 @@ static mjModel *load_trapped(const char *file, const mjVFS *vfs, char *mjerr, in
 }
 
 /* Load MJCF text of size bytes, named file, through a one-file VFS (it can include no other file). */
-static mjModel *load_buffer(const char *file, const char *data, size_t size, int *code, char *err,
-                            size_t err_size) {
+static mjModel *load_buffer(const char *file, const char *data, size_t size, int *code, char *err, size_t err_size) {
   mjVFS *vfs = malloc(sizeof *vfs);
   if (!vfs) {
     set_code(code, MDVEC_ERR_NOMEM);
@@ -92,11 +91,14 @@ mjModel *mdv_model_load_string(const char *name, const char *xml, int *code, cha
  * O_NONBLOCK, check it with fstat and read it whole. The first refusal's reason is kept in the load's
  * guard (the providers' data) for the error message. */
 
-typedef struct {                 /* one load's provider and its first refusal; lives as long as the load */
-  mjpResourceProvider provider;  /* mounted by pointer: MuJoCo keeps the address, not a copy */
-  char why[600];                 /* the first file refused, and why */
+typedef struct {                /* one load's provider and its first refusal; lives as long as the load */
+  mjpResourceProvider provider; /* mounted by pointer: MuJoCo keeps the address, not a copy */
+  char why[600];                /* the first file refused, and why */
 } load_guard;
-typedef struct { void *bytes; int size; } opened;  /* one open resource */
+typedef struct {
+  void *bytes;
+  int size;
+} opened; /* one open resource */
 
 static int guarded_open(mjResource *r) {
   load_guard *g = r->provider ? r->provider->data : NULL;
@@ -104,11 +106,16 @@ static int guarded_open(mjResource *r) {
   struct stat st;
   int fd = open(r->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   opened *o = NULL;
-  if (fd < 0) why = strerror(errno);
-  else if (fstat(fd, &st) != 0) why = strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
-  else if (st.st_size > INT_MAX) why = "larger than 2 GB";
-  else if (!(o = calloc(1, sizeof *o)) || !(o->bytes = malloc(st.st_size ? (size_t)st.st_size : 1))) why = "out of memory";
+  if (fd < 0)
+    why = strerror(errno);
+  else if (fstat(fd, &st) != 0)
+    why = strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+  else if (st.st_size > INT_MAX)
+    why = "larger than 2 GB";
+  else if (!(o = calloc(1, sizeof *o)) || !(o->bytes = malloc(st.st_size ? (size_t)st.st_size : 1)))
+    why = "out of memory";
   else {
     size_t got = 0;
     while (got < (size_t)st.st_size) {
@@ -116,8 +123,10 @@ static int guarded_open(mjResource *r) {
       if (k <= 0) break;
       got += (size_t)k;
     }
-    if (got == (size_t)st.st_size) o->size = (int)got;
-    else why = "could not be read whole";
+    if (got == (size_t)st.st_size)
+      o->size = (int)got;
+    else
+      why = "could not be read whole";
   }
   if (fd >= 0) close(fd);
   if (why) {
@@ -153,7 +162,7 @@ static int guard_vfs(mjVFS *vfs, load_guard *g) {
   p->close = guarded_close;
   p->data = g;
   DIR *root = opendir("/");
-  if (!root) return 0;  /* nothing to mount on: MuJoCo's own opening applies */
+  if (!root) return 0; /* nothing to mount on: MuJoCo's own opening applies */
   int rc = 0;
   for (struct dirent *e; rc == 0 && (e = readdir(root));) {
     char dir[512];
@@ -172,19 +181,21 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
   set_code(code, MDVEC_OK);
   if (!path) return load_builtin(builtin, code, err, err_size);
   set_code(code, MDVEC_ERR_MODEL);
-  struct stat st;  /* before MuJoCo opens it: a directory reads as "over 2GB", a FIFO blocks forever */
+  struct stat st; /* before MuJoCo opens it: a directory reads as "over 2GB", a FIFO blocks forever */
   if (stat(path, &st) != 0) {
     snprintf(err, err_size, "model: %s: %s", path, strerror(errno));
     return NULL;
   }
   if (!S_ISREG(st.st_mode)) {
     snprintf(err, err_size, "model: %s is %s, not an MJCF file", path,
-             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
+             S_ISDIR(st.st_mode)    ? "a directory"
+             : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                    : "not a regular file");
     return NULL;
   }
-  char absolute[PATH_MAX], cwd[PATH_MAX];  /* the providers match absolute names */
+  char absolute[PATH_MAX], cwd[PATH_MAX]; /* the providers match absolute names */
   int len = path[0] != '/' && getcwd(cwd, sizeof cwd) ? snprintf(absolute, sizeof absolute, "%s/%s", cwd, path)
-                                                     : snprintf(absolute, sizeof absolute, "%s", path);
+                                                      : snprintf(absolute, sizeof absolute, "%s", path);
   if (len < 0 || (size_t)len >= sizeof absolute) {
     snprintf(err, err_size, "model: %.200s...: the path is longer than %d bytes", path, PATH_MAX);
     return NULL;
@@ -200,14 +211,16 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
   mj_defaultVFS(vfs);
   char mjerr[512] = "";
   mjModel *m = NULL;
-  if (guard_vfs(vfs, &guard) == 0) m = load_trapped(absolute, vfs, mjerr, sizeof mjerr);
-  else snprintf(mjerr, sizeof mjerr, "out of memory mounting its files");
+  if (guard_vfs(vfs, &guard) == 0)
+    m = load_trapped(absolute, vfs, mjerr, sizeof mjerr);
+  else
+    snprintf(mjerr, sizeof mjerr, "out of memory mounting its files");
   mj_deleteVFS(vfs);
   free(vfs);
   if (!m) {
     set_code(code, mdv_trap_is_nomem(mjerr) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL);
     size_t end = strlen(mjerr);
-    while (end && (mjerr[end - 1] == '\n' || mjerr[end - 1] == ' ')) mjerr[--end] = 0;  /* MuJoCo ends with a newline */
+    while (end && (mjerr[end - 1] == '\n' || mjerr[end - 1] == ' ')) mjerr[--end] = 0; /* MuJoCo ends with a newline */
     snprintf(err, err_size, "model: %s failed to load: %s%s%s", path, mjerr, guard.why[0] ? " (" : "",
              guard.why[0] ? guard.why : "");
     if (guard.why[0] && strlen(err) + 1 < err_size) strcat(err, ")");
@@ -225,7 +238,9 @@ static int can_allocate(size_t bytes) {
 }
 
 /* Add without wrapping (SIZE_MAX on overflow: it cannot be allocated). */
-static size_t add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+static size_t add(size_t a, size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
 
 /* Set the code and message of a trapped MuJoCo error or of a failed probe. */
 static void alloc_failed(const char *what, const char *message, int *code, char *err, size_t err_size) {
@@ -275,7 +290,9 @@ mjData *mdv_data_make(const mjModel *m, int *code, char *err, size_t err_size) {
 
 int mdv_model_check_version(char *err, size_t err_size) {
   if (mj_version() == mjVERSION_HEADER) return 0;
-  snprintf(err, err_size, "MuJoCo header version %d differs from the loaded library's %d; rebuild mdvec "
-           "against this MuJoCo", mjVERSION_HEADER, mj_version());
+  snprintf(err, err_size,
+           "MuJoCo header version %d differs from the loaded library's %d; rebuild mdvec "
+           "against this MuJoCo",
+           mjVERSION_HEADER, mj_version());
   return -1;
 }

@@ -17,50 +17,50 @@
 
 /* numpy's DOUBLE_/FLOAT_pairwise_sum, accumulating in type T, of LOAD(a[i]) over a contiguous
    float64 array: the elements of np.square(a) (or of a) never stored, summed in numpy's order. */
-#define MDV_PAIRWISE_SUM(name, T, LOAD)                                              \
-  static T name(const double* a, int n) {                                            \
-    if (n < 8) {                                                                     \
-      T res = (T)-0.0; /* keeps an all -0.0 run at -0.0 */                           \
-      for (int i = 0; i < n; i++) res += LOAD(a[i]);                                 \
-      return res;                                                                    \
-    }                                                                                \
-    if (n <= MDV_PW_BLOCKSIZE) {                                                     \
-      T r[8];                                                                        \
-      int i;                                                                         \
-      for (int k = 0; k < 8; k++) r[k] = LOAD(a[k]);                                 \
-      for (i = 8; i < n - (n % 8); i += 8) {                                         \
-        for (int k = 0; k < 8; k++) r[k] += LOAD(a[i + k]);                          \
-      }                                                                              \
-      T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));     \
-      for (; i < n; i++) res += LOAD(a[i]);                                          \
-      return res;                                                                    \
-    }                                                                                \
-    int n2 = n / 2;                                                                  \
-    n2 -= n2 % 8;                                                                    \
-    return name(a, n2) + name(a + n2, n - n2);                                       \
+#define MDV_PAIRWISE_SUM(name, T, LOAD)                                          \
+  static T name(const double *a, int n) {                                        \
+    if (n < 8) {                                                                 \
+      T res = (T) - 0.0; /* keeps an all -0.0 run at -0.0 */                     \
+      for (int i = 0; i < n; i++) res += LOAD(a[i]);                             \
+      return res;                                                                \
+    }                                                                            \
+    if (n <= MDV_PW_BLOCKSIZE) {                                                 \
+      T r[8];                                                                    \
+      int i;                                                                     \
+      for (int k = 0; k < 8; k++) r[k] = LOAD(a[k]);                             \
+      for (i = 8; i < n - (n % 8); i += 8) {                                     \
+        for (int k = 0; k < 8; k++) r[k] += LOAD(a[i + k]);                      \
+      }                                                                          \
+      T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+      for (; i < n; i++) res += LOAD(a[i]);                                      \
+      return res;                                                                \
+    }                                                                            \
+    int n2 = n / 2;                                                              \
+    n2 -= n2 % 8;                                                                \
+    return name(a, n2) + name(a + n2, n - n2);                                   \
   }
 
-#define MDV_LOAD(x) (x)
-#define MDV_LOAD_SQUARE(x) ((x) * (x))
+#define MDV_LOAD(x)            (x)
+#define MDV_LOAD_SQUARE(x)     ((x) * (x))
 #define MDV_LOAD_SQUARE_F32(x) ((float)(x) * (float)(x))
 
 MDV_PAIRWISE_SUM(pairwise_sum, double, MDV_LOAD)
 MDV_PAIRWISE_SUM(pairwise_sum_square, double, MDV_LOAD_SQUARE)
 MDV_PAIRWISE_SUM(pairwise_sum_square_f32, float, MDV_LOAD_SQUARE_F32)
 
-double mdv_np_sum(const double* x, int n) {
+double mdv_np_sum(const double *x, int n) {
   return 0.0 + pairwise_sum(x, n > 0 ? n : 0);
 }
 
-double mdv_np_sum_square(const double* x, int n) {
+double mdv_np_sum_square(const double *x, int n) {
   return 0.0 + pairwise_sum_square(x, n > 0 ? n : 0);
 }
 
-double mdv_np_sum_square_f32(const double* x, int n) {
+double mdv_np_sum_square_f32(const double *x, int n) {
   return (double)(0.0f + pairwise_sum_square_f32(x, n > 0 ? n : 0));
 }
 
-double mdv_np_mean(const double* x, int n) {
+double mdv_np_mean(const double *x, int n) {
   return mdv_np_sum(x, n) / (double)n;
 }
 
@@ -89,7 +89,7 @@ static int is_odd_integer(double v) {
 
 double mdv_py_pow(double x, double y) {
   int negate = 0;
-  if (y == 0.0) return 1.0;          /* x ** 0 is 1, even nan ** 0 */
+  if (y == 0.0) return 1.0; /* x ** 0 is 1, even nan ** 0 */
   if (isnan(x)) return x;
   if (isnan(y)) return x == 1.0 ? 1.0 : y;
   if (isinf(y)) {
@@ -103,25 +103,29 @@ double mdv_py_pow(double x, double y) {
     if (y > 0.0) return odd ? x : fabs(x);
     return odd ? copysign(0.0, x) : 0.0;
   }
-  if (x == 0.0) {                    /* Python raises ZeroDivisionError for y < 0 */
+  if (x == 0.0) { /* Python raises ZeroDivisionError for y < 0 */
     if (y < 0.0) return pow(x, y);
     return is_odd_integer(y) ? x : 0.0;
   }
   if (x < 0.0) {
-    if (y != floor(y)) return pow(x, y);  /* Python returns a complex */
+    if (y != floor(y)) return pow(x, y); /* Python returns a complex */
     x = -x;
     negate = is_odd_integer(y);
   }
   if (x == 1.0) return negate ? -1.0 : 1.0;
-  double r = pow(x, y);                  /* Python raises OverflowError on overflow */
+  double r = pow(x, y); /* Python raises OverflowError on overflow */
   return negate ? -r : r;
 }
 
-double mdv_np_dot(const mdv_dot* dot, const double* x, const double* y, int n) {
+double mdv_np_dot(const mdv_dot *dot, const double *x, const double *y, int n) {
   double sum = 0.0;
   switch (dot->mode) {
-    case MDVEC_DOT_CBLAS: sum = dot->ddot(n, x, 1, y, 1); break;
-    case MDVEC_DOT_CBLAS64: sum = dot->ddot64(n, x, 1, y, 1); break;
+    case MDVEC_DOT_CBLAS:
+      sum = dot->ddot(n, x, 1, y, 1);
+      break;
+    case MDVEC_DOT_CBLAS64:
+      sum = dot->ddot64(n, x, 1, y, 1);
+      break;
     case MDVEC_DOT_FMA:
       for (int i = 0; i < n; i++) sum = fma(x[i], y[i], sum);
       break;
@@ -129,7 +133,9 @@ double mdv_np_dot(const mdv_dot* dot, const double* x, const double* y, int n) {
       for (int i = 0; i < n; i++) sum += x[i] * y[i];
       break;
   }
-  return 0.0 + sum;  /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
+  return 0.0 + sum; /* numpy's DOUBLE_dot: sum = 0. + cblas_ddot(...) */
 }
 
-double mdv_np_norm(const mdv_dot* dot, const double* x, int n) { return sqrt(mdv_np_dot(dot, x, x, n)); }
+double mdv_np_norm(const mdv_dot *dot, const double *x, int n) {
+  return sqrt(mdv_np_dot(dot, x, x, n));
+}

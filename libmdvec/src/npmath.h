@@ -18,37 +18,37 @@
 extern "C" {
 #endif
 
-typedef struct mdv_dot_ {  /* numpy's float64 dot on this machine: cfg.dot and its function */
-  int mode;                /* MDVEC_DOT_* */
-  mdvec_ddot_fn ddot;      /* MDVEC_DOT_CBLAS: the cblas_ddot */
-  mdvec_ddot64_fn ddot64;  /* MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot */
+typedef struct mdv_dot_ { /* numpy's float64 dot on this machine: cfg.dot and its function */
+  int mode;               /* MDVEC_DOT_* */
+  mdvec_ddot_fn ddot;     /* MDVEC_DOT_CBLAS: the cblas_ddot */
+  mdvec_ddot64_fn ddot64; /* MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot */
 } mdv_dot;
 
 /* Return x.dot(y) for contiguous float64 vectors of 0 <= n < 16 elements as numpy computes it
    (DOUBLE_dot: 0.0 + cblas_ddot(n, x, 1, y, 1)), the ddot being dot's: PLAIN sums x[i] * y[i] left to
    right from 0.0, FMA the same with fma(), CBLAS and CBLAS64 call the BLAS function. */
-double mdv_np_dot(const mdv_dot* dot, const double* x, const double* y, int n);
+double mdv_np_dot(const mdv_dot *dot, const double *x, const double *y, int n);
 
 /* Return np.linalg.norm(x) (ord None or 2) of a contiguous 1-d float64 vector of 0 <= n < 16 elements:
    sqrt(x.dot(x)) with x.dot as mdv_np_dot. */
-double mdv_np_norm(const mdv_dot* dot, const double* x, int n);
+double mdv_np_norm(const mdv_dot *dot, const double *x, int n);
 
 /* Return np.sum(x) for a contiguous float64 array of n >= 0 elements: 0.0 (the add identity)
    plus numpy's pairwise sum of all n (blocks of <= 128 summed in 8 accumulators, < 8 summed
    left to right from -0.0, longer runs split at n/2 rounded down to a multiple of 8). */
-double mdv_np_sum(const double* x, int n);
+double mdv_np_sum(const double *x, int n);
 
 /* Return np.sum(np.square(x)) for a contiguous float64 array of n >= 0 elements: mdv_np_sum of
    the squares x[i] * x[i], in the same order, without storing them. */
-double mdv_np_sum_square(const double* x, int n);
+double mdv_np_sum_square(const double *x, int n);
 
 /* Return np.sum(np.square(x32)), widened, for x32 the float32 array of the n >= 0 float32 values
    x holds (widened): float32 squares summed in float32 (numpy's FLOAT_pairwise_sum) from 0.0f. */
-double mdv_np_sum_square_f32(const double* x, int n);
+double mdv_np_sum_square_f32(const double *x, int n);
 
 /* Return np.mean(x) for a contiguous float64 array: mdv_np_sum(x, n) / (double)n (NaN when
    n == 0, as numpy's, which also warns). */
-double mdv_np_mean(const double* x, int n);
+double mdv_np_mean(const double *x, int n);
 
 /* Return np.clip(x, lo, hi) with scalar float64 bounds (both lo and hi scalars): lo if lo is
    NaN, else hi if hi is NaN, else x < lo ? lo : x, then > hi ? hi : that; so a NaN x stays,

@@ -10,13 +10,20 @@
 
 static const char *type_name(int type) {
   switch (type) {
-    case MDVEC_OPT_INT: return "an integer";
-    case MDVEC_OPT_DOUBLE: return "a number";
-    case MDVEC_OPT_BOOL: return "true or false";
-    case MDVEC_OPT_STRING: return "a string";
-    case MDVEC_OPT_RANGE: return "two numbers \"lo,hi\"";
-    case MDVEC_OPT_IRANGE: return "two integers \"lo,hi\"";
-    default: return "one of its choices";
+    case MDVEC_OPT_INT:
+      return "an integer";
+    case MDVEC_OPT_DOUBLE:
+      return "a number";
+    case MDVEC_OPT_BOOL:
+      return "true or false";
+    case MDVEC_OPT_STRING:
+      return "a string";
+    case MDVEC_OPT_RANGE:
+      return "two numbers \"lo,hi\"";
+    case MDVEC_OPT_IRANGE:
+      return "two integers \"lo,hi\"";
+    default:
+      return "one of its choices";
   }
 }
 
@@ -78,12 +85,19 @@ static int parse(const mdv_option_decl *o, const char *text, mdv_value *v, char 
     ok = 0;
   } else {
     switch (o->type) {
-      case MDVEC_OPT_INT: ok = !parse_int(text, &v->i[0]); break;
-      case MDVEC_OPT_DOUBLE: ok = !parse_double(text, &v->d[0]); break;
+      case MDVEC_OPT_INT:
+        ok = !parse_int(text, &v->i[0]);
+        break;
+      case MDVEC_OPT_DOUBLE:
+        ok = !parse_double(text, &v->d[0]);
+        break;
       case MDVEC_OPT_BOOL:
-        if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "1")) v->i[0] = 1;
-        else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "0")) v->i[0] = 0;
-        else ok = 0;
+        if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "1"))
+          v->i[0] = 1;
+        else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "0"))
+          v->i[0] = 0;
+        else
+          ok = 0;
         break;
       case MDVEC_OPT_RANGE:
         ok = !split_pair(text, buf, sizeof buf, &a, &b) && !parse_double(a, &v->d[0]) && !parse_double(b, &v->d[1]);
@@ -96,7 +110,7 @@ static int parse(const mdv_option_decl *o, const char *text, mdv_value *v, char 
         ok = v->i[0] >= 0;
         v->s = text;
         break;
-      default:  /* MDVEC_OPT_STRING */
+      default: /* MDVEC_OPT_STRING */
         v->s = text;
         break;
     }
@@ -135,7 +149,7 @@ static int check(const mdv_option_decl *o, const mdv_value *v, char *err, size_t
     case MDVEC_OPT_RANGE: {
       int pair = o->type == MDVEC_OPT_RANGE;
       for (int k = 0; k <= pair; k++) {
-        if (!(v->d[k] >= o->lo && v->d[k] <= o->hi)) {  /* NaN fails too */
+        if (!(v->d[k] >= o->lo && v->d[k] <= o->hi)) { /* NaN fails too */
           if (pair)
             snprintf(err, n, "%s: (%.17g, %.17g) is out of range: both ends must lie in [%.17g, %.17g]", o->name,
                      v->d[0], v->d[1], o->lo, o->hi);
@@ -181,13 +195,15 @@ static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_opt
 int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
                         mdv_value *values, char *err, size_t n) {
   int code = resolve(t, cfg, given, n_given, values, err, n);
-  for (int k = 0; k < t->n_options; k++) {  /* borrowed until here: copy them, or forget them */
+  for (int k = 0; k < t->n_options; k++) { /* borrowed until here: copy them, or forget them */
     const char *s = values[k].s;
     values[k].s = NULL;
     if (code == MDVEC_OK && s) {
       char *c = malloc(strlen(s) + 1);
-      if (c) values[k].s = strcpy(c, s);
-      else code = MDVEC_ERR_NOMEM;
+      if (c)
+        values[k].s = strcpy(c, s);
+      else
+        code = MDVEC_ERR_NOMEM;
     }
   }
   if (code == MDVEC_ERR_NOMEM) {
@@ -201,10 +217,12 @@ int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdve
 static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
                    mdv_value *values, char *err, size_t n) {
   int code;
-  for (int k = 0; k < t->n_options; k++) {  /* a task bug: a table by designated index left a hole */
+  for (int k = 0; k < t->n_options; k++) { /* a task bug: a table by designated index left a hole */
     if (!t->options[k].name) {
-      snprintf(err, n, "task '%s': option %d of %d has no name (a hole in its option table: every index "
-               "of the table's enum needs an entry)", t->name, k, t->n_options);
+      snprintf(err, n,
+               "task '%s': option %d of %d has no name (a hole in its option table: every index "
+               "of the table's enum needs an entry)",
+               t->name, k, t->n_options);
       return MDVEC_ERR_MODEL;
     }
   }

@@ -2,7 +2,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#define _DEFAULT_SOURCE 1  /* MAP_ANONYMOUS */
+#define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS */
 
 #include "pool.h"
 
@@ -44,7 +44,7 @@
 #define MDV_POOL_CALIB_TRIALS 3
 
 /* Bound on the calibrated pause iteration count. */
-#define MDV_POOL_PAUSE_MAX    (1u << 20)
+#define MDV_POOL_PAUSE_MAX (1u << 20)
 
 #define MDV_CACHE_LINE 64
 
@@ -52,9 +52,9 @@
 
 /* One started worker thread (thread index 1..T-1). */
 typedef struct mdv_worker {
-  struct mdv_pool* pool;             /* the pool it serves */
-  int index;                         /* its thread index, 1..T-1 */
-  pthread_t thread;                  /* its pthread */
+  struct mdv_pool *pool; /* the pool it serves */
+  int index;             /* its thread index, 1..T-1 */
+  pthread_t thread;      /* its pthread */
 } mdv_worker;
 
 /* Synchronisation rules (read before touching any field below).
@@ -100,32 +100,32 @@ typedef struct mdv_worker {
  */
 struct mdv_pool {
   /* read-only after create */
-  int num_threads;                   /* T, the caller included */
-  unsigned pause_iters;              /* pause iterations in MDV_POOL_PAUSE_NS; 0 when threads
+  int num_threads;      /* T, the caller included */
+  unsigned pause_iters; /* pause iterations in MDV_POOL_PAUSE_NS; 0 when threads
                                         outnumber CPUs (then every spin iteration yields) */
-  mdv_worker* workers;               /* (T-1) started workers, NULL when T == 1 */
+  mdv_worker *workers;  /* (T-1) started workers, NULL when T == 1 */
 
   /* written by the caller: the job, published by generation */
-  _Alignas(MDV_CACHE_LINE) mdv_pool_fn fn;  /* job of the current run */
-  void* ctx;                         /* its argument */
-  atomic_uint generation;            /* runs published so far (wraps) */
-  atomic_int stop;                   /* 1: workers exit at the next generation */
-  atomic_int caller_sleeping;        /* 1: caller is (about to be) blocked on done_cond */
+  _Alignas(MDV_CACHE_LINE) mdv_pool_fn fn; /* job of the current run */
+  void *ctx;                               /* its argument */
+  atomic_uint generation;                  /* runs published so far (wraps) */
+  atomic_int stop;                         /* 1: workers exit at the next generation */
+  atomic_int caller_sleeping;              /* 1: caller is (about to be) blocked on done_cond */
 
   /* written by the workers on every run */
-  _Alignas(MDV_CACHE_LINE) atomic_int pending;  /* workers that have not finished this run */
+  _Alignas(MDV_CACHE_LINE) atomic_int pending; /* workers that have not finished this run */
 
   /* lock state, written rarely */
   _Alignas(MDV_CACHE_LINE) atomic_int sleeping; /* workers (about to be) blocked on work_cond */
-  pthread_mutex_t mutex;             /* guards the two condition variables */
-  pthread_cond_t work_cond;          /* workers wait here for a new generation */
-  pthread_cond_t done_cond;          /* the caller waits here for pending == 0 */
+  pthread_mutex_t mutex;                        /* guards the two condition variables */
+  pthread_cond_t work_cond;                     /* workers wait here for a new generation */
+  pthread_cond_t done_cond;                     /* the caller waits here for pending == 0 */
 };
 
 /*---------------------------------- Helpers ------------------------------------------------*/
 
 /* Write a formatted message into err when there is room. */
-static void mdv_pool_seterr(char* err, size_t err_size, const char* msg, int code) {
+static void mdv_pool_seterr(char *err, size_t err_size, const char *msg, int code) {
   if (err && err_size > 0) {
     if (code) {
       snprintf(err, err_size, "%s (%s)", msg, strerror(code));
@@ -175,13 +175,13 @@ static unsigned mdv_pool_calibrate(void) {
 
 /* State of one spin-wait. */
 typedef struct mdv_spin {
-  unsigned iter;                     /* pause iterations done */
-  long long deadline;                /* end of the yield phase (ns), 0 before it starts */
+  unsigned iter;      /* pause iterations done */
+  long long deadline; /* end of the yield phase (ns), 0 before it starts */
 } mdv_spin;
 
 /* Do one step of a spin-wait (pause, or yield once the pause phase is over); return 0 when the
    spin budget is spent and the caller should block instead. */
-static inline int mdv_spin_step(const mdv_pool* p, mdv_spin* s) {
+static inline int mdv_spin_step(const mdv_pool *p, mdv_spin *s) {
   if (s->iter < p->pause_iters) {
     ++s->iter;
     mdv_cpu_relax();
@@ -198,7 +198,7 @@ static inline int mdv_spin_step(const mdv_pool* p, mdv_spin* s) {
 }
 
 /* Wait until generation differs from seen; return the new generation (acquired). */
-static unsigned mdv_pool_wait_work(mdv_pool* p, unsigned seen) {
+static unsigned mdv_pool_wait_work(mdv_pool *p, unsigned seen) {
   unsigned g;
   mdv_spin spin = {0, 0};
   do {
@@ -219,7 +219,7 @@ static unsigned mdv_pool_wait_work(mdv_pool* p, unsigned seen) {
 }
 
 /* Wait until every worker has finished the current run (pending == 0, acquired). */
-static void mdv_pool_wait_done(mdv_pool* p) {
+static void mdv_pool_wait_done(mdv_pool *p) {
   mdv_spin spin = {0, 0};
   do {
     if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0) {
@@ -237,12 +237,12 @@ static void mdv_pool_wait_done(mdv_pool* p) {
 }
 
 /* Body of worker threads 1..T-1: serve one run per generation until stop. */
-static void* mdv_pool_worker_main(void* arg) {
-  const mdv_worker* w = (const mdv_worker*)arg;
-  mdv_pool* p = w->pool;
+static void *mdv_pool_worker_main(void *arg) {
+  const mdv_worker *w = (const mdv_worker *)arg;
+  mdv_pool *p = w->pool;
   const int index = w->index;
   const int num_threads = p->num_threads;
-  unsigned seen = 0;  /* generation at create; not re-read here, or an early run could be lost */
+  unsigned seen = 0; /* generation at create; not re-read here, or an early run could be lost */
 
   for (;;) {
     seen = mdv_pool_wait_work(p, seen);
@@ -250,7 +250,7 @@ static void* mdv_pool_worker_main(void* arg) {
       break;
     }
     mdv_pool_fn fn = p->fn;
-    void* ctx = p->ctx;
+    void *ctx = p->ctx;
     fn(ctx, index, num_threads);
 
     /* the last to finish wakes the caller if it went to sleep */
@@ -265,7 +265,7 @@ static void* mdv_pool_worker_main(void* arg) {
 }
 
 /* Tell the first `started` workers to exit and join them. */
-static void mdv_pool_stop_join(mdv_pool* p, int started) {
+static void mdv_pool_stop_join(mdv_pool *p, int started) {
   atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&p->generation, 1, memory_order_seq_cst);
   pthread_mutex_lock(&p->mutex);
@@ -288,7 +288,7 @@ static int mdv_pool_no_stack(void) {
   if (size == 0) {
     size = 8u << 20;
   }
-  void* stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (stack == MAP_FAILED) {
     return 1;
   }
@@ -299,7 +299,7 @@ static int mdv_pool_no_stack(void) {
 /*---------------------------------- API ----------------------------------------------------*/
 
 /* Create a pool of num_threads threads (the caller is thread 0); return 0 or a negative code. */
-int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size) {
+int mdv_pool_create(mdv_pool **out, int num_threads, char *err, size_t err_size) {
   if (err && err_size > 0) {
     err[0] = '\0';
   }
@@ -310,14 +310,14 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
   *out = NULL;
   if (num_threads < 1 || num_threads > MDV_POOL_MAX_THREADS) {
     if (err && err_size > 0) {
-      snprintf(err, err_size, "mdv_pool_create: num_threads must be in 1..%d, got %d",
-               MDV_POOL_MAX_THREADS, num_threads);
+      snprintf(err, err_size, "mdv_pool_create: num_threads must be in 1..%d, got %d", MDV_POOL_MAX_THREADS,
+               num_threads);
     }
     return MDV_POOL_EINVAL;
   }
 
   size_t size = (sizeof(mdv_pool) + MDV_CACHE_LINE - 1) / MDV_CACHE_LINE * MDV_CACHE_LINE;
-  mdv_pool* p = (mdv_pool*)aligned_alloc(MDV_CACHE_LINE, size);
+  mdv_pool *p = (mdv_pool *)aligned_alloc(MDV_CACHE_LINE, size);
   if (!p) {
     mdv_pool_seterr(err, err_size, "mdv_pool_create: out of memory", 0);
     return MDV_POOL_ENOMEM;
@@ -333,7 +333,7 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
   atomic_init(&p->pending, 0);
   atomic_init(&p->sleeping, 0);
 
-  if (num_threads == 1) {  /* run inline: no threads, no lock */
+  if (num_threads == 1) { /* run inline: no threads, no lock */
     *out = p;
     return MDV_POOL_OK;
   }
@@ -363,7 +363,7 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
     return MDV_POOL_ETHREAD;
   }
 
-  p->workers = (mdv_worker*)calloc((size_t)(num_threads - 1), sizeof(mdv_worker));
+  p->workers = (mdv_worker *)calloc((size_t)(num_threads - 1), sizeof(mdv_worker));
   if (!p->workers) {
     mdv_pool_seterr(err, err_size, "mdv_pool_create: out of memory", 0);
     pthread_cond_destroy(&p->done_cond);
@@ -380,7 +380,7 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
 
   int started = 0;
   for (int i = 1; i < num_threads; ++i) {
-    mdv_worker* w = &p->workers[i - 1];
+    mdv_worker *w = &p->workers[i - 1];
     w->pool = p;
     w->index = i;
     rc = pthread_create(&w->thread, NULL, mdv_pool_worker_main, w);
@@ -397,8 +397,8 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
   if (started != num_threads - 1) {
     int nomem = rc == ENOMEM || (rc == EAGAIN && mdv_pool_no_stack());
     if (err && err_size > 0) {
-      snprintf(err, err_size, "mdv_pool_create: could not start worker thread %d of %d (%s%s)",
-               started + 1, num_threads - 1, strerror(rc), nomem ? ": no memory for its stack" : "");
+      snprintf(err, err_size, "mdv_pool_create: could not start worker thread %d of %d (%s%s)", started + 1,
+               num_threads - 1, strerror(rc), nomem ? ": no memory for its stack" : "");
     }
     mdv_pool_stop_join(p, started);
     pthread_cond_destroy(&p->done_cond);
@@ -414,7 +414,7 @@ int mdv_pool_create(mdv_pool** out, int num_threads, char* err, size_t err_size)
 }
 
 /* Run fn(ctx, i, T) on every thread i, the caller as thread 0; return when all have finished. */
-void mdv_pool_run(mdv_pool* p, mdv_pool_fn fn, void* ctx) {
+void mdv_pool_run(mdv_pool *p, mdv_pool_fn fn, void *ctx) {
   const int num_threads = p->num_threads;
   if (num_threads == 1) {
     fn(ctx, 0, 1);
@@ -437,7 +437,7 @@ void mdv_pool_run(mdv_pool* p, mdv_pool_fn fn, void* ctx) {
 }
 
 /* Stop and join all workers and free the pool; NULL is a no-op. */
-void mdv_pool_destroy(mdv_pool* p) {
+void mdv_pool_destroy(mdv_pool *p) {
   if (!p) {
     return;
   }
@@ -452,7 +452,7 @@ void mdv_pool_destroy(mdv_pool* p) {
 }
 
 /* Free the memory of a pool whose threads belong to the parent of a fork. */
-void mdv_pool_abandon(mdv_pool* p) {
+void mdv_pool_abandon(mdv_pool *p) {
   if (!p) {
     return;
   }
@@ -461,11 +461,11 @@ void mdv_pool_abandon(mdv_pool* p) {
 }
 
 /* Return the number of threads T, the caller included. */
-void mdv_pool_share(int n, int thread, int threads, int* lo, int* hi) {
+void mdv_pool_share(int n, int thread, int threads, int *lo, int *hi) {
   *lo = (int)((long long)n * thread / threads);
   *hi = (int)((long long)n * (thread + 1) / threads);
 }
 
-int mdv_pool_threads(const mdv_pool* p) {
+int mdv_pool_threads(const mdv_pool *p) {
   return p->num_threads;
 }

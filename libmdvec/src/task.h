@@ -35,85 +35,84 @@
 /* Option types are the public MDVEC_OPT_* codes (mdvec.h): INT, DOUBLE, BOOL, STRING, RANGE (two
  * doubles "lo,hi"), IRANGE (two ints "lo,hi"), CHOICE (one word of a '|' list). */
 
-typedef struct mdv_option_decl_ {  /* one option a task accepts, declared once */
-  const char *name;                /* e.g. "episode_len" */
-  int type;                        /* MDVEC_OPT_* */
-  const char *def;                 /* default as text, in the syntax of mdvec_option_t values; NULL: unset */
-  double lo, hi;                   /* inclusive bounds of numbers (and of both ends of a range) */
-  const char *choices;             /* CHOICE: the words, '|'-separated ("v1|v2"); NULL otherwise */
-  const char *help;                /* one line: what it does, its unit */
+typedef struct mdv_option_decl_ { /* one option a task accepts, declared once */
+  const char *name;               /* e.g. "episode_len" */
+  int type;                       /* MDVEC_OPT_* */
+  const char *def;                /* default as text, in the syntax of mdvec_option_t values; NULL: unset */
+  double lo, hi;                  /* inclusive bounds of numbers (and of both ends of a range) */
+  const char *choices;            /* CHOICE: the words, '|'-separated ("v1|v2"); NULL otherwise */
+  const char *help;               /* one line: what it does, its unit */
 } mdv_option_decl;
 
-typedef struct mdv_value_ {        /* one option's parsed, typed, bound-checked value */
-  int64_t i[2];                    /* INT, BOOL (0/1): i[0]; IRANGE: i[0], i[1]; CHOICE: word index */
-  double d[2];                     /* DOUBLE: d[0]; RANGE: d[0], d[1] (lo <= hi) */
-  const char *s;                   /* STRING, CHOICE: the text (NULL: unset); valid until destroy */
-  int given;                       /* nonzero when the caller named this option (not a default) */
+typedef struct mdv_value_ { /* one option's parsed, typed, bound-checked value */
+  int64_t i[2];             /* INT, BOOL (0/1): i[0]; IRANGE: i[0], i[1]; CHOICE: word index */
+  double d[2];              /* DOUBLE: d[0]; RANGE: d[0], d[1] (lo <= hi) */
+  const char *s;            /* STRING, CHOICE: the text (NULL: unset); valid until destroy */
+  int given;                /* nonzero when the caller named this option (not a default) */
 } mdv_value;
 
 /*---------------------------------- What a task declares ------------------------------------------*/
 
-typedef struct mdv_field_ {        /* one info field */
-  const char *name;                /* e.g. "x_position" */
-  int dtype;                       /* MDVEC_DTYPE_F64 | _I64 | _BOOL | _ACTION (all stored as float64) */
-  int when;                        /* MDVEC_INFO_STEP | MDVEC_INFO_RESET: in step info, reset info or both */
+typedef struct mdv_field_ { /* one info field */
+  const char *name;         /* e.g. "x_position" */
+  int dtype;                /* MDVEC_DTYPE_F64 | _I64 | _BOOL | _ACTION (all stored as float64) */
+  int when;                 /* MDVEC_INFO_STEP | MDVEC_INFO_RESET: in step info, reset info or both */
 } mdv_field;
 
-typedef struct mdv_constant_ {     /* one named table of task constants, for bindings and tests */
-  const char *name;                /* e.g. "obs_scale" */
-  int count;                       /* number of values */
-  const double *values;            /* (count) the values the task computes with */
-  const char *help;                /* one line: what the values are, in which order */
+typedef struct mdv_constant_ { /* one named table of task constants, for bindings and tests */
+  const char *name;            /* e.g. "obs_scale" */
+  int count;                   /* number of values */
+  const double *values;        /* (count) the values the task computes with */
+  const char *help;            /* one line: what the values are, in which order */
 } mdv_constant;
 
-typedef struct mdv_spec_ {         /* what a configured task declares; filled by create */
-  int obs_dim;                     /* observation length */
-  int obs_dtype;                   /* MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64 */
-  int act_dim;                     /* action length */
-  const double *act_low;           /* (act_dim) action lower bounds (what the Box says) */
-  const double *act_high;          /* (act_dim) action upper bounds */
-  int n_info;                      /* info fields */
-  const mdv_field *info;           /* (n_info) info fields, in buffer order */
-  int max_episode_steps;           /* truncation limit (0: none) */
-  int nq, nv, nbody;               /* physics sizes of one env's model */
-  size_t env_size;                 /* bytes of one env's state struct */
-  const char *model_path;          /* the MJCF file the model came from; NULL for a built-in model */
-  double dt;                       /* seconds of simulated time per env step (timestep * steps per step) */
+typedef struct mdv_spec_ { /* what a configured task declares; filled by create */
+  int obs_dim;             /* observation length */
+  int obs_dtype;           /* MDVEC_DTYPE_F32 or MDVEC_DTYPE_F64 */
+  int act_dim;             /* action length */
+  const double *act_low;   /* (act_dim) action lower bounds (what the Box says) */
+  const double *act_high;  /* (act_dim) action upper bounds */
+  int n_info;              /* info fields */
+  const mdv_field *info;   /* (n_info) info fields, in buffer order */
+  int max_episode_steps;   /* truncation limit (0: none) */
+  int nq, nv, nbody;       /* physics sizes of one env's model */
+  size_t env_size;         /* bytes of one env's state struct */
+  const char *model_path;  /* the MJCF file the model came from; NULL for a built-in model */
+  double dt;               /* seconds of simulated time per env step (timestep * steps per step) */
 } mdv_spec;
 
-typedef struct mdv_out_ {          /* where one env writes one step's or one reset's results */
-  void *obs;                       /* (obs_dim) of obs_dtype */
-  double *reward;                  /* step: the reward; reset: NULL */
-  uint8_t *terminated;             /* step: 0 or 1; reset: NULL */
-  uint8_t *truncated;              /* step: 0 or 1; reset: NULL */
-  double *info;                    /* field k at info[k * stride]: step info, or reset info on reset */
-  size_t stride;                   /* distance between info fields (N) */
+typedef struct mdv_out_ { /* where one env writes one step's or one reset's results */
+  void *obs;              /* (obs_dim) of obs_dtype */
+  double *reward;         /* step: the reward; reset: NULL */
+  uint8_t *terminated;    /* step: 0 or 1; reset: NULL */
+  uint8_t *truncated;     /* step: 0 or 1; reset: NULL */
+  double *info;           /* field k at info[k * stride]: step info, or reset info on reset */
+  size_t stride;          /* distance between info fields (N) */
 } mdv_out;
 
-typedef struct mdv_field_kind_ {  /* an info field whose value's Python type is not the task's float_kind */
-  const char *name;                /* the field's name */
-  int kind;                        /* MDVEC_KIND_* */
+typedef struct mdv_field_kind_ { /* an info field whose value's Python type is not the task's float_kind */
+  const char *name;              /* the field's name */
+  int kind;                      /* MDVEC_KIND_* */
 } mdv_field_kind;
 
 /*---------------------------------- The task ------------------------------------------------------*/
 
 typedef struct mdv_task_ {
-  const char *name;                /* "duck", "Hopper-v5", ... */
-  const char *summary;             /* one line */
-  const mdv_option_decl *options;  /* (n_options) declared options */
+  const char *name;               /* "duck", "Hopper-v5", ... */
+  const char *summary;            /* one line */
+  const mdv_option_decl *options; /* (n_options) declared options */
   int n_options;
-  const mdv_constant *constants;   /* (n_constants) constant tables; may be NULL */
+  const mdv_constant *constants; /* (n_constants) constant tables; may be NULL */
   int n_constants;
 
-  unsigned flags;                  /* MDVEC_TASK_* bits (mdvec_task_flags) */
+  unsigned flags; /* MDVEC_TASK_* bits (mdvec_task_flags) */
 
   /* Build the shared part from checked option values (indexed like options) and the handle's numpy
    * dot (a task with MDVEC_TASK_NUMPY_DOT computes np.linalg.norm with it: mdv_np_norm; copy it, the
    * pointer is valid only during create): check cross-option constraints, load the model, fill spec
    * (pointers in it stay valid until destroy); return MDVEC_OK, or MDVEC_ERR_CONFIG / MDVEC_ERR_MODEL /
    * MDVEC_ERR_NOMEM with a message in err naming the option. On error *shared is freed or NULL. */
-  int (*create)(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err,
-                size_t err_size);
+  int (*create)(void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err, size_t err_size);
 
   /* Free the shared part; NULL is a no-op. */
   void (*destroy)(void *shared);
@@ -155,16 +154,16 @@ typedef struct mdv_task_ {
   void (*v1_dims)(const void *shared, mdvec_dims_t *dims);
 
   /* Registration metadata (1.3), read by mdvec_task_meta; NULL: none. Numbers as text. */
-  const char *gym_id;              /* the Gymnasium-style id bindings register ("mdvec/Hopper-v5") */
-  const char *reference;           /* what the task equals: a Gymnasium id, or a Python entry point "module:attr" */
-  const char *reward_threshold;    /* the registration's reward_threshold ("3800.0") */
-  const char *render_kwargs;       /* ','-separated keywords of the reference that only concern rendering */
-  const char *index_options;       /* ','-separated STRING options that also take an int index (as its text) */
+  const char *gym_id;           /* the Gymnasium-style id bindings register ("mdvec/Hopper-v5") */
+  const char *reference;        /* what the task equals: a Gymnasium id, or a Python entry point "module:attr" */
+  const char *reward_threshold; /* the registration's reward_threshold ("3800.0") */
+  const char *render_kwargs;    /* ','-separated keywords of the reference that only concern rendering */
+  const char *index_options;    /* ','-separated STRING options that also take an int index (as its text) */
 
   /* Python types of the reference's single-env values (1.3): MDVEC_KIND_*, 0 for MDVEC_KIND_FLOAT. */
-  int reward_kind;                 /* the reward */
-  int float_kind;                  /* float info values (bool fields are bool, int fields int) */
-  const mdv_field_kind *info_kinds;  /* fields that differ, ended by {NULL, 0}; NULL: none */
+  int reward_kind;                  /* the reward */
+  int float_kind;                   /* float info values (bool fields are bool, int fields int) */
+  const mdv_field_kind *info_kinds; /* fields that differ, ended by {NULL, 0}; NULL: none */
 } mdv_task;
 
 /* Check the spec a task's create filled (spec.c): return MDVEC_OK, or MDVEC_ERR_MODEL with a message in

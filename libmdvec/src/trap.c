@@ -35,7 +35,7 @@ void mdv_trap_begin(mdv_trap *trap) {
   trap->warnings = 0;
   trap->outer = tl_trap;
   mjfLogHandler replaced = _mjPRIVATE_setTlsLogHandler(handle);
-  trap->previous = trap->outer ? trap->outer->previous : replaced;  /* never our own handler */
+  trap->previous = trap->outer ? trap->outer->previous : replaced; /* never our own handler */
   tl_trap = trap;
 }
 
@@ -46,7 +46,7 @@ void mdv_trap_end(mdv_trap *trap) {
 
 int mdv_trap_is_nomem(const char *message) {
   if (!message) return 0;
-  if (strstr(message, "allocate") || strstr(message, "bad_alloc")) return 1;  /* malloc failed */
+  if (strstr(message, "allocate") || strstr(message, "bad_alloc")) return 1; /* malloc failed */
   /* "out of memory" alone: ours (a probe, a scratch) yes; MuJoCo's mjData arena overflowing
    * ("mj_stackAlloc: out of memory ... increase <size memory=...>") is the model's size, not the machine's */
   return strstr(message, "out of memory") && !strstr(message, "mj_stackAlloc") && !strstr(message, "arena") &&

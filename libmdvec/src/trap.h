@@ -19,12 +19,12 @@
 
 #include <mujoco/mujoco.h>
 
-typedef struct mdv_trap_ {   /* one trapped region on one thread */
-  jmp_buf env;               /* where an error jumps back to */
-  mjfLogHandler previous;    /* the thread's handler before the region */
-  struct mdv_trap_ *outer;   /* the enclosing region on this thread, or NULL */
-  uint64_t warnings;         /* MuJoCo warnings raised in the region (counted, not passed on) */
-  char message[512];         /* the error's text, when one was trapped */
+typedef struct mdv_trap_ { /* one trapped region on one thread */
+  jmp_buf env;             /* where an error jumps back to */
+  mjfLogHandler previous;  /* the thread's handler before the region */
+  struct mdv_trap_ *outer; /* the enclosing region on this thread, or NULL */
+  uint64_t warnings;       /* MuJoCo warnings raised in the region (counted, not passed on) */
+  char message[512];       /* the error's text, when one was trapped */
 } mdv_trap;
 
 /* Start routing MuJoCo errors raised on this thread to trap; call setjmp(trap->env) right after:

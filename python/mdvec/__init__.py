@@ -11,10 +11,20 @@ package (numpy + mujoco only) imports without the C library.
 
 from typing import Any
 
-from ._version import __version__
+from ._version import __version__ as __version__
 from .npdot import NumpyDot, NumpyDotWarning, numpy_dot
-from .vecenv import (Env, MdvecError, OptionInfo, Spec, VecEnv, task_constants, task_names, task_options,
-                     task_summary, task_uses_numpy_dot)
+from .vecenv import (
+    Env,
+    MdvecError,
+    OptionInfo,
+    Spec,
+    VecEnv,
+    task_constants,
+    task_names,
+    task_options,
+    task_summary,
+    task_uses_numpy_dot,
+)
 from .vector import make
 
 
@@ -39,5 +49,20 @@ def _register_gymnasium_ids() -> None:
 
 _register_gymnasium_ids()
 
-__all__ = ["Env", "MdvecError", "NumpyDot", "NumpyDotWarning", "OptionInfo", "Spec", "VecEnv", "episode_params",
-           "make", "numpy_dot", "task_constants", "task_names", "task_options", "task_summary", "task_uses_numpy_dot"]
+__all__ = [
+    "Env",
+    "MdvecError",
+    "NumpyDot",
+    "NumpyDotWarning",
+    "OptionInfo",
+    "Spec",
+    "VecEnv",
+    "episode_params",
+    "make",
+    "numpy_dot",
+    "task_constants",
+    "task_names",
+    "task_options",
+    "task_summary",
+    "task_uses_numpy_dot",
+]

@@ -26,10 +26,12 @@ _failure: list[str] = []  # the process's first GL failure (mujoco cannot retry 
 
 
 def _hint(backend: str, exc: BaseException) -> str:
-    return (f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}). "
-            "Rendering needs one of: EGL (libEGL from the GPU driver or Mesa, e.g. apt install libegl1 libgl1; "
-            "used when MUJOCO_GL is unset and there is no display), MUJOCO_GL=osmesa (libOSMesa), or "
-            "MUJOCO_GL=glfw with a display. The environment was not changed.")
+    return (
+        f"render: no OpenGL context could be made with MUJOCO_GL={backend} ({type(exc).__name__}: {exc}). "
+        "Rendering needs one of: EGL (libEGL from the GPU driver or Mesa, e.g. apt install libegl1 libgl1; "
+        "used when MUJOCO_GL is unset and there is no display), MUJOCO_GL=osmesa (libOSMesa), or "
+        "MUJOCO_GL=glfw with a display. The environment was not changed."
+    )
 
 
 def has_display() -> bool:
@@ -49,7 +51,7 @@ def select_gl(headless_only: bool = True) -> str:
     try:
         import mujoco.egl
         from mujoco.rendering.classic import gl_context
-    except Exception as exc:  # noqa: BLE001 - any failure here means no EGL
+    except Exception as exc:  # any failure here means no EGL
         _failure.append(_hint("egl", exc))
         raise NoGLError(_failure[0]) from exc
     gl_context.GLContext = mujoco.egl.GLContext
@@ -71,6 +73,6 @@ def make_renderer(model: Any, width: int, height: int, headless_only: bool = Tru
     model.vis.global_.offheight = max(int(height), model.vis.global_.offheight)
     try:
         return mujoco.Renderer(model, height=int(height), width=int(width))
-    except Exception as exc:  # noqa: BLE001 - GL failures come as many types
+    except Exception as exc:  # GL failures come as many types
         _failure.append(_hint(backend, exc))
         raise NoGLError(_failure[0]) from exc

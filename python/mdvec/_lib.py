@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (POINTER, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint8,
-                    c_uint64, c_void_p)
+from ctypes import (
+    POINTER,
+    c_char,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int64,
+    c_size_t,
+    c_uint,
+    c_uint8,
+    c_uint64,
+    c_void_p,
+)
 from pathlib import Path
 
 ABI_MAJOR = 1  # the header's MDVEC_VERSION_MAJOR this binding was written for
@@ -46,9 +58,15 @@ class MdvecMemoryError(MdvecError, MemoryError):
 
 # The one table: result code -> exception class (codes not listed: MdvecError).
 EXCEPTIONS: dict[int, type[MdvecError]] = {
-    ERR_ARG: MdvecValueError, ERR_CONFIG: MdvecValueError, ERR_MODEL: MdvecValueError,
-    ERR_ACTION: MdvecValueError, ERR_PARAMS: MdvecValueError,
-    ERR_VERSION: MdvecError, ERR_NOMEM: MdvecMemoryError, ERR_THREAD: MdvecError, ERR_STATE: MdvecError,
+    ERR_ARG: MdvecValueError,
+    ERR_CONFIG: MdvecValueError,
+    ERR_MODEL: MdvecValueError,
+    ERR_ACTION: MdvecValueError,
+    ERR_PARAMS: MdvecValueError,
+    ERR_VERSION: MdvecError,
+    ERR_NOMEM: MdvecMemoryError,
+    ERR_THREAD: MdvecError,
+    ERR_STATE: MdvecError,
     ERR_PHYSICS: MdvecError,
 }
 
@@ -68,65 +86,130 @@ class Config(ctypes.Structure):
     """mdvec_config_t: how to build a vector of envs."""
 
     _fields_ = [
-        ("struct_size", c_size_t), ("num_envs", c_int), ("threads", c_int), ("allow_overcommit", c_int),
-        ("autoreset", c_int), ("seed", c_uint64), ("variant", c_char_p), ("model_path", c_char_p),
-        ("substeps", c_int), ("episode_len", c_int), ("action_scale", c_double), ("n_pushes", c_int),
-        ("push_window", c_int * 2), ("push_speed", c_double * 2), ("init_noise", c_double),
-        ("latency", c_int), ("sensor_noise", c_int), ("reward", c_int), ("dr", c_int),
-        ("task", c_char_p), ("options", POINTER(Option)), ("n_options", c_int),  # 1.1
+        ("struct_size", c_size_t),
+        ("num_envs", c_int),
+        ("threads", c_int),
+        ("allow_overcommit", c_int),
+        ("autoreset", c_int),
+        ("seed", c_uint64),
+        ("variant", c_char_p),
+        ("model_path", c_char_p),
+        ("substeps", c_int),
+        ("episode_len", c_int),
+        ("action_scale", c_double),
+        ("n_pushes", c_int),
+        ("push_window", c_int * 2),
+        ("push_speed", c_double * 2),
+        ("init_noise", c_double),
+        ("latency", c_int),
+        ("sensor_noise", c_int),
+        ("reward", c_int),
+        ("dr", c_int),
+        ("task", c_char_p),
+        ("options", POINTER(Option)),
+        ("n_options", c_int),  # 1.1
         ("on_error", c_int),  # 1.1, in what was the struct's end padding
-        ("dot", c_int), ("ddot", c_void_p), ("ddot64", c_void_p),  # 1.2 (function pointers by address)
+        ("dot", c_int),
+        ("ddot", c_void_p),
+        ("ddot64", c_void_p),  # 1.2 (function pointers by address)
     ]
 
 
 class Dims(ctypes.Structure):
     """mdvec_dims_t: sizes of the handle's buffers."""
 
-    _fields_ = [("struct_size", c_size_t), ("num_envs", c_int), ("threads", c_int), ("nu", c_int),
-                ("obs_dim", c_int), ("n_info", c_int), ("nbody", c_int), ("n_pushes", c_int),
-                ("max_latency", c_int)]
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("num_envs", c_int),
+        ("threads", c_int),
+        ("nu", c_int),
+        ("obs_dim", c_int),
+        ("n_info", c_int),
+        ("nbody", c_int),
+        ("n_pushes", c_int),
+        ("max_latency", c_int),
+    ]
 
 
 class Params(ctypes.Structure):
     """mdvec_params_t: what one reset of the default task draws."""
 
     _fields_ = [
-        ("struct_size", c_size_t), ("init_noise", c_double), ("qpos", POINTER(c_double)),
-        ("qvel", POINTER(c_double)), ("n_pushes", c_int), ("push_steps", POINTER(c_int64)),
-        ("push_vel", POINTER(c_double)), ("latency", c_int), ("noise_scale", c_double), ("has_dr", c_int),
-        ("servo", c_double * 5), ("mass_scale", POINTER(c_double)), ("floor_friction", c_double),
+        ("struct_size", c_size_t),
+        ("init_noise", c_double),
+        ("qpos", POINTER(c_double)),
+        ("qvel", POINTER(c_double)),
+        ("n_pushes", c_int),
+        ("push_steps", POINTER(c_int64)),
+        ("push_vel", POINTER(c_double)),
+        ("latency", c_int),
+        ("noise_scale", c_double),
+        ("has_dr", c_int),
+        ("servo", c_double * 5),
+        ("mass_scale", POINTER(c_double)),
+        ("floor_friction", c_double),
     ]
 
 
 class OptionInfo(ctypes.Structure):
     """mdvec_option_info_t: one declared option of a task."""
 
-    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("type", c_int), ("default", c_char_p),
-                ("lo", c_double), ("hi", c_double), ("choices", c_char_p), ("help", c_char_p)]
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("name", c_char_p),
+        ("type", c_int),
+        ("default", c_char_p),
+        ("lo", c_double),
+        ("hi", c_double),
+        ("choices", c_char_p),
+        ("help", c_char_p),
+    ]
 
 
 class Constant(ctypes.Structure):
     """mdvec_constant_t: one named table of a task's constants."""
 
-    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("count", c_int), ("values", POINTER(c_double)),
-                ("help", c_char_p)]
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("name", c_char_p),
+        ("count", c_int),
+        ("values", POINTER(c_double)),
+        ("help", c_char_p),
+    ]
 
 
 class Spec(ctypes.Structure):
     """mdvec_spec_t: what a handle runs."""
 
-    _fields_ = [("struct_size", c_size_t), ("task", c_char_p), ("num_envs", c_int), ("threads", c_int),
-                ("obs_dim", c_int), ("obs_dtype", c_int), ("act_dim", c_int), ("n_info", c_int),
-                ("max_episode_steps", c_int), ("nq", c_int), ("nv", c_int), ("autoreset", c_int),
-                ("model_path", c_char_p),
-                ("dt", c_double), ("reward_kind", c_int)]  # 1.3
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("task", c_char_p),
+        ("num_envs", c_int),
+        ("threads", c_int),
+        ("obs_dim", c_int),
+        ("obs_dtype", c_int),
+        ("act_dim", c_int),
+        ("n_info", c_int),
+        ("max_episode_steps", c_int),
+        ("nq", c_int),
+        ("nv", c_int),
+        ("autoreset", c_int),
+        ("model_path", c_char_p),
+        ("dt", c_double),
+        ("reward_kind", c_int),
+    ]  # 1.3
 
 
 class Field(ctypes.Structure):
     """mdvec_field_t: one info field."""
 
-    _fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("dtype", c_int), ("when", c_int),
-                ("kind", c_int)]  # 1.3
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("name", c_char_p),
+        ("dtype", c_int),
+        ("when", c_int),
+        ("kind", c_int),
+    ]  # 1.3
 
 
 _U8 = POINTER(c_uint8)
@@ -190,8 +273,12 @@ def candidates() -> list[Path]:
     found += sorted(here.glob("libmdvec.so*"))
     try:  # a meson-python editable install keeps the library in its build folder; its loader maps it here
         from importlib.resources import files
-        found += sorted(p for p in files(__package__).iterdir()
-                        if isinstance(p, Path) and p.name.startswith("libmdvec.so") and p.parent != here)
+
+        found += sorted(
+            p
+            for p in files(__package__).iterdir()
+            if isinstance(p, Path) and p.name.startswith("libmdvec.so") and p.parent != here
+        )
     except (ImportError, OSError, TypeError):
         pass
     for build in sorted(here.parents[1].glob("build*")):
@@ -203,20 +290,26 @@ def load() -> ctypes.CDLL:
     """Load libmdvec, declare every function, and check the ABI version and struct sizes."""
     paths = candidates()
     if not paths:
-        raise ImportError("mdvec: libmdvec not found; build it (meson setup build && ninja -C build), "
-                          "install the package (pip install .), or set MDVEC_LIB to its path")
+        raise ImportError(
+            "mdvec: libmdvec not found; build it (meson setup build && ninja -C build), "
+            "install the package (pip install .), or set MDVEC_LIB to its path"
+        )
     lib = ctypes.CDLL(str(paths[0]))
     version = lib.mdvec_version()
     if version // 10000 != ABI_MAJOR or version // 100 % 100 < ABI_MINOR:
-        raise ImportError(f"mdvec: {paths[0]} has ABI version {version}, this binding needs "
-                          f"{ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x")
+        raise ImportError(
+            f"mdvec: {paths[0]} has ABI version {version}, this binding needs "
+            f"{ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x"
+        )
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
     probe = Config()
-    if lib.mdvec_config_init(ctypes.byref(probe), ctypes.sizeof(Config)) != OK or \
-            probe.struct_size != ctypes.sizeof(Config):
-        raise ImportError(f"mdvec: {paths[0]} refuses sizeof(mdvec_config_t) {ctypes.sizeof(Config)} "
-                          "as this binding declares it")
-    lib.path = paths[0]
+    if lib.mdvec_config_init(ctypes.byref(probe), ctypes.sizeof(Config)) != OK or probe.struct_size != ctypes.sizeof(
+        Config
+    ):
+        raise ImportError(
+            f"mdvec: {paths[0]} refuses sizeof(mdvec_config_t) {ctypes.sizeof(Config)} as this binding declares it"
+        )
+    lib.path = paths[0]  # type: ignore[attr-defined]  # the file it came from (mdvec-config, tests)
     return lib

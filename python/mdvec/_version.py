@@ -11,7 +11,7 @@ from pathlib import Path
 def header_version(header: Path) -> str:
     """Return "MAJOR.MINOR.PATCH" from a mdvec.h; raise ValueError when the macros are missing."""
     text = header.read_text()
-    parts = [re.search(rf"#define MDVEC_VERSION_{k} (\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+    parts = [re.search(rf"#define MDVEC_VERSION_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
     if not all(parts):
         raise ValueError(f"{header}: no MDVEC_VERSION_MAJOR/MINOR/PATCH macros")
     return ".".join(m.group(1) for m in parts if m)

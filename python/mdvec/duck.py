@@ -77,27 +77,37 @@ def pack_params(params: EpisodeParams, dims: _lib.Dims) -> tuple[_lib.Params, li
         raise TypeError(f"params.latency: expected an integer, got {type(latency).__name__} {latency!r}")
     if not 0 <= int(latency) <= _INT_MAX:
         raise ValueError(f"params.latency: must be in [0, {dims.max_latency}], got {latency!r}")
-    keep = [np.require(_numbers("qpos", params.qpos), np.float64, ["C", "A"]),  # C-contiguous and aligned
-            np.require(_numbers("qvel", params.qvel), np.float64, ["C", "A"]),
-            np.require(_numbers("push_steps", params.push_steps, "iu"), np.int64, ["C", "A"]),
-            np.require(_numbers("push_vel", params.push_vel), np.float64, ["C", "A"])]
+    keep = [
+        np.require(_numbers("qpos", params.qpos), np.float64, ["C", "A"]),  # C-contiguous and aligned
+        np.require(_numbers("qvel", params.qvel), np.float64, ["C", "A"]),
+        np.require(_numbers("push_steps", params.push_steps, "iu"), np.int64, ["C", "A"]),
+        np.require(_numbers("push_vel", params.push_vel), np.float64, ["C", "A"]),
+    ]
     for name, arr in (("qpos", keep[0]), ("qvel", keep[1])):
         if arr.size != nu:
             raise ValueError(f"params.{name}: expected shape ({nu},), got {arr.shape}")
     if keep[2].size > _INT_MAX or keep[3].size != 2 * keep[2].size:
         raise ValueError(f"params.push_vel: expected shape ({keep[2].size}, 2), got {keep[3].shape}")
     dbl = ctypes.POINTER(ctypes.c_double)
-    p = _lib.Params(struct_size=ctypes.sizeof(_lib.Params), init_noise=_real("init_noise", params.init_noise),
-                    qpos=keep[0].ctypes.data_as(dbl), qvel=keep[1].ctypes.data_as(dbl),
-                    n_pushes=keep[2].size, push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                    push_vel=keep[3].ctypes.data_as(dbl), latency=int(latency),
-                    noise_scale=_real("noise_scale", params.noise_scale), has_dr=params.dr is not None)
+    p = _lib.Params(
+        struct_size=ctypes.sizeof(_lib.Params),
+        init_noise=_real("init_noise", params.init_noise),
+        qpos=keep[0].ctypes.data_as(dbl),
+        qvel=keep[1].ctypes.data_as(dbl),
+        n_pushes=keep[2].size,
+        push_steps=keep[2].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+        push_vel=keep[3].ctypes.data_as(dbl),
+        latency=int(latency),
+        noise_scale=_real("noise_scale", params.noise_scale),
+        has_dr=params.dr is not None,
+    )
     if params.dr is not None:
         servo = _numbers("dr.servo", params.dr.servo).astype(np.float64)
         mass = np.require(_numbers("dr.mass_scale", params.dr.mass_scale), np.float64, ["C", "A"])
         if servo.shape != (5,) or mass.shape != (nbody - 1,):
-            raise ValueError(f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), "
-                             f"got {servo.shape} and {mass.shape}")
+            raise ValueError(
+                f"params.dr: expected servo (5,) and mass_scale ({nbody - 1},), got {servo.shape} and {mass.shape}"
+            )
         p.servo[:] = servo.tolist()
         p.mass_scale = mass.ctypes.data_as(dbl)
         p.floor_friction = _real("dr.floor_friction", params.dr.floor_friction)

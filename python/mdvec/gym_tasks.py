@@ -32,11 +32,11 @@ __all__ = ["GYM_TASKS", "GymTask", "assets_dir", "expand_model_path", "is_gym_ta
 class GymTask:
     """One Gymnasium MuJoCo task that libmdvec implements, as the library declares it."""
 
-    task: str                    # libmdvec task name (mdvec.VecEnv(task=...)), = Gymnasium's id
-    env_id: str                  # mdvec's Gymnasium id ("mdvec/Hopper-v5"): task_meta "id"
-    gym_id: str                  # Gymnasium's own id, the reference: task_meta "reference"
-    xml_file: str                # Gymnasium's default model file (in its assets folder): the option's default
-    max_episode_steps: int       # gymnasium.register(max_episode_steps=...): the option's default
+    task: str  # libmdvec task name (mdvec.VecEnv(task=...)), = Gymnasium's id
+    env_id: str  # mdvec's Gymnasium id ("mdvec/Hopper-v5"): task_meta "id"
+    gym_id: str  # Gymnasium's own id, the reference: task_meta "reference"
+    xml_file: str  # Gymnasium's default model file (in its assets folder): the option's default
+    max_episode_steps: int  # gymnasium.register(max_episode_steps=...): the option's default
     reward_threshold: float | None  # task_meta "reward_threshold"
     index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
     render_kwargs: tuple[str, ...] = ()  # MujocoEnv keywords that only concern rendering (no C option)
@@ -50,11 +50,16 @@ def _gym_task(task: str, env_id: str, gym_id: str) -> GymTask:
     """The GymTask of a library task whose reference is a Gymnasium id."""
     defaults = {o.name: o.default for o in task_options(task)}
     threshold = task_meta(task, "reward_threshold")
-    return GymTask(task=task, env_id=env_id, gym_id=gym_id, xml_file=defaults["xml_file"],
-                   max_episode_steps=defaults["max_episode_steps"],
-                   reward_threshold=None if threshold is None else float(threshold),
-                   index_or_name_options=_words(task_meta(task, "index_options")),
-                   render_kwargs=_words(task_meta(task, "render_kwargs")))
+    return GymTask(
+        task=task,
+        env_id=env_id,
+        gym_id=gym_id,
+        xml_file=defaults["xml_file"],
+        max_episode_steps=defaults["max_episode_steps"],
+        reward_threshold=None if threshold is None else float(threshold),
+        index_or_name_options=_words(task_meta(task, "index_options")),
+        render_kwargs=_words(task_meta(task, "render_kwargs")),
+    )
 
 
 def _gym_tasks() -> dict[str, GymTask]:
@@ -85,8 +90,7 @@ def gymnasium_mujoco_unavailable() -> str:
 
         gymnasium.make("InvertedPendulum-v5").close()
     except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
-        return (f"Gymnasium's MuJoCo envs cannot run here ({type(exc).__name__}: {exc}): "
-                "pip install 'gymnasium[mujoco]'")
+        return f"Gymnasium's MuJoCo envs cannot run here ({type(exc).__name__}: {exc}): pip install 'gymnasium[mujoco]'"
     return ""
 
 
@@ -105,8 +109,9 @@ def assets_dir() -> str:
         raise ImportError(
             "mdvec's Gymnasium tasks (" + ", ".join(GYM_TASKS) + ") load their model files from the "
             "gymnasium package (gymnasium/envs/mujoco/assets/), and gymnasium is not installed: "
-            "pip install 'gymnasium[mujoco]', or pass xml_file= the path of a model file")
-    return os.path.join(list(spec.submodule_search_locations)[0], "envs", "mujoco", "assets")
+            "pip install 'gymnasium[mujoco]', or pass xml_file= the path of a model file"
+        )
+    return os.path.join(next(iter(spec.submodule_search_locations)), "envs", "mujoco", "assets")
 
 
 def expand_model_path(model_path: str | os.PathLike[str]) -> str:
@@ -132,8 +137,7 @@ def expand_model_path(model_path: str | os.PathLike[str]) -> str:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
-        type(value).__name__ != "bool_"
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
 
 
 def _max_episode_steps(task: GymTask, value: Any) -> int:
@@ -141,8 +145,10 @@ def _max_episode_steps(task: GymTask, value: Any) -> int:
     if value is None:
         return task.max_episode_steps
     if not _is_int(value):  # TimeLimit: "Expect the `max_episode_steps` to be an integer"
-        raise TypeError(f"max_episode_steps: expected an integer (or None, or -1 for no time limit), "
-                        f"got {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"max_episode_steps: expected an integer (or None, or -1 for no time limit), "
+            f"got {type(value).__name__} {value!r}"
+        )
     value = int(value)
     if value == -1:
         return 0

@@ -34,14 +34,17 @@ DOT_NAMES = {DOT_PLAIN: "plain", DOT_FMA: "fma", DOT_CBLAS: "cblas", DOT_CBLAS64
 
 # Where numpy's ddot is, in the order tried: (symbol, ILP64). The first two are the OpenBLAS builds that
 # numpy's own wheels bundle; they are ILP64 (64-bit sizes). A plain cblas_ddot takes int sizes.
-_SYMBOLS = (("scipy_cblas_ddot64_", True), ("cblas_ddot64_", True), ("scipy_cblas_ddot", False),
-            ("cblas_ddot", False))
+_SYMBOLS = (("scipy_cblas_ddot64_", True), ("cblas_ddot64_", True), ("scipy_cblas_ddot", False), ("cblas_ddot", False))
 # OpenBLAS's name for the kernel set it runs (same prefixes and suffixes as the ddot it sits beside).
-_CORENAME = {"scipy_cblas_ddot64_": "scipy_openblas_get_corename64_", "cblas_ddot64_": "openblas_get_corename64_",
-             "scipy_cblas_ddot": "scipy_openblas_get_corename", "cblas_ddot": "openblas_get_corename"}
+_CORENAME = {
+    "scipy_cblas_ddot64_": "scipy_openblas_get_corename64_",
+    "cblas_ddot64_": "openblas_get_corename64_",
+    "scipy_cblas_ddot": "scipy_openblas_get_corename",
+    "cblas_ddot": "openblas_get_corename",
+}
 
 PROBE_LENGTHS = (1, 2, 3, 4, 7, 15)  # the tasks need 2 and 3; the C library calls ddot below 16 elements
-PROBE_VECTORS = 500                  # per length; ~8% of random 2-vectors tell FMA from plain
+PROBE_VECTORS = 500  # per length; ~8% of random 2-vectors tell FMA from plain
 
 
 class NumpyDotWarning(UserWarning):
@@ -52,14 +55,14 @@ class NumpyDotWarning(UserWarning):
 class NumpyDot:
     """How libmdvec computes numpy's float64 dot in this process."""
 
-    mode: int             #: cfg.dot (DOT_*)
-    address: int          #: the ddot function's address for DOT_CBLAS / DOT_CBLAS64, else 0
-    proven: bool          #: True when libmdvec calls numpy's own ddot, checked on the probe vectors
-    source: str           #: what was found: the symbol and library, or why none was used
-    blas: str             #: numpy's BLAS as numpy reports it (name, version, configuration)
-    kernel: str           #: the OpenBLAS kernel set in use (its corename), "" when unknown
-    forced: str           #: OPENBLAS_CORETYPE as set in the environment, "" when unset
-    arithmetic: str       #: the built-in arithmetic that matched ndarray.dot: plain, fma, neither ("" unchecked)
+    mode: int  #: cfg.dot (DOT_*)
+    address: int  #: the ddot function's address for DOT_CBLAS / DOT_CBLAS64, else 0
+    proven: bool  #: True when libmdvec calls numpy's own ddot, checked on the probe vectors
+    source: str  #: what was found: the symbol and library, or why none was used
+    blas: str  #: numpy's BLAS as numpy reports it (name, version, configuration)
+    kernel: str  #: the OpenBLAS kernel set in use (its corename), "" when unknown
+    forced: str  #: OPENBLAS_CORETYPE as set in the environment, "" when unset
+    arithmetic: str  #: the built-in arithmetic that matched ndarray.dot: plain, fma, neither ("" unchecked)
 
     @property
     def mode_name(self) -> str:
@@ -79,16 +82,16 @@ class NumpyDot:
 def _core_extension() -> str:
     """Return the file of numpy's core extension module (it links numpy's BLAS)."""
     try:
-        from numpy._core import _multiarray_umath as core  # numpy >= 2
+        from numpy._core import _multiarray_umath as core  # type: ignore[attr-defined]  # numpy >= 2 (not in its stubs)
     except ImportError:  # numpy 1.x
-        from numpy.core import _multiarray_umath as core  # type: ignore[no-redef]
+        from numpy.core import _multiarray_umath as core
     return str(core.__file__)
 
 
 def _blas_config() -> str:
     """numpy's own words on its BLAS (numpy.show_config's 'blas' entry), or 'unknown'."""
     try:
-        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]  # type: ignore[attr-defined]
+        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]
     except (AttributeError, KeyError, TypeError):
         return "unknown"
     parts = [str(blas.get(k)) for k in ("name", "version", "openblas configuration") if blas.get(k)]
@@ -127,6 +130,7 @@ def arithmetic() -> str:
 
     def equal(f: Callable[[np.ndarray, np.ndarray], float]) -> bool:
         return all(f(x, x) == x.dot(x) and f(x, y) == x.dot(y) for x, y in pairs)
+
     return "plain" if equal(_plain) else "fma" if equal(_fma) else "neither"
 
 
@@ -171,21 +175,39 @@ def numpy_dot() -> NumpyDot:
         size = ctypes.c_int64 if is64 else ctypes.c_int
         fn.restype = ctypes.c_double
         fn.argtypes = [size, ctypes.c_void_p, size, ctypes.c_void_p, size]
-        bad = next(((x, y) for x, y in pairs
-                    if 0.0 + fn(x.size, x.ctypes.data, 1, x.ctypes.data, 1) != x.dot(x)
-                    or 0.0 + fn(x.size, x.ctypes.data, 1, y.ctypes.data, 1) != x.dot(y)), None)
+        bad = next(
+            (
+                (x, y)
+                for x, y in pairs
+                if 0.0 + fn(x.size, x.ctypes.data, 1, x.ctypes.data, 1) != x.dot(x)
+                or 0.0 + fn(x.size, x.ctypes.data, 1, y.ctypes.data, 1) != x.dot(y)
+            ),
+            None,
+        )
         if bad is None:
             address = ctypes.cast(fn, ctypes.c_void_p).value or 0
-            return NumpyDot(DOT_CBLAS64 if is64 else DOT_CBLAS, address, True,
-                            f"{symbol} in {os.path.basename(_core_extension())}'s libraries", _blas_config(),
-                            kernel, forced, "")
+            return NumpyDot(
+                DOT_CBLAS64 if is64 else DOT_CBLAS,
+                address,
+                True,
+                f"{symbol} in {os.path.basename(_core_extension())}'s libraries",
+                _blas_config(),
+                kernel,
+                forced,
+                "",
+            )
         why = f"{symbol} found but it differs from ndarray.dot on probe vector {bad[0].tolist()!r}"
     found = arithmetic()
     mode = DOT_FMA if found == "fma" else DOT_PLAIN
     fallback = f"{why}; using the built-in {DOT_NAMES[mode]} arithmetic, which " + (
-        "matched ndarray.dot on every probe vector" if found != "neither" else
-        "does not match ndarray.dot on this machine: values of np.linalg.norm may differ in the last bit")
+        "matched ndarray.dot on every probe vector"
+        if found != "neither"
+        else "does not match ndarray.dot on this machine: values of np.linalg.norm may differ in the last bit"
+    )
     result = NumpyDot(mode, 0, False, fallback, _blas_config(), kernel, forced, found)
-    warnings.warn(f"mdvec: equality with numpy is not proven for tasks that use np.linalg.norm: {fallback}",
-                  NumpyDotWarning, stacklevel=2)
+    warnings.warn(
+        f"mdvec: equality with numpy is not proven for tasks that use np.linalg.norm: {fallback}",
+        NumpyDotWarning,
+        stacklevel=2,
+    )
     return result

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import math
 import numbers
 import operator
 import os
@@ -21,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 
@@ -29,8 +28,19 @@ from . import _lib
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
 
-__all__ = ["Env", "MdvecError", "OptionInfo", "Spec", "TASK_HOOKS", "VecEnv", "task_constants", "task_meta",
-           "task_names", "task_options", "task_summary"]
+__all__ = [
+    "TASK_HOOKS",
+    "Env",
+    "MdvecError",
+    "OptionInfo",
+    "Spec",
+    "VecEnv",
+    "task_constants",
+    "task_meta",
+    "task_names",
+    "task_options",
+    "task_summary",
+]
 
 _LIB: ctypes.CDLL | None = None
 
@@ -50,8 +60,14 @@ def task_hooks(task: str) -> ModuleType | None:
     name = TASK_HOOKS.get(task) or (GYM_HOOKS if is_gymnasium_id(task_meta(task, "reference")) else None)
     return importlib.import_module(name) if name else None
 
-_NP_DTYPE = {_lib.DTYPE_F32: np.dtype(np.float32), _lib.DTYPE_F64: np.dtype(np.float64),
-             _lib.DTYPE_I64: np.dtype(np.int64), _lib.DTYPE_BOOL: np.dtype(bool), _lib.DTYPE_ACTION: "action"}
+
+_NP_DTYPE: dict[int, Any] = {
+    _lib.DTYPE_F32: np.dtype(np.float32),
+    _lib.DTYPE_F64: np.dtype(np.float64),
+    _lib.DTYPE_I64: np.dtype(np.int64),
+    _lib.DTYPE_BOOL: np.dtype(bool),
+    _lib.DTYPE_ACTION: "action",
+}
 _MODE_NAME = {v: k for k, v in _lib.AUTORESET.items()}
 _KIND_NAME = {_lib.KIND_FLOAT: "float", _lib.KIND_NUMPY: "numpy", _lib.KIND_INT: "int", _lib.KIND_BOOL: "bool"}
 
@@ -78,10 +94,17 @@ def _is_real(value: Any) -> bool:
 
 
 # The library's messages name its C calls; the binding's errors name the Python ones.
-_PY_NAMES = {"mdvec_reset_with_params": "reset_with_params()", "mdvec_reset_envs": "reset_envs()",
-             "mdvec_reset": "reset()", "mdvec_step_typed": "step()", "mdvec_step": "step()",
-             "mdvec_get_state": "get_state()", "mdvec_seed": "reset(seed=...)", "mdvec_create": "VecEnv()",
-             "mdvec_config_default": "VecEnv()"}
+_PY_NAMES = {
+    "mdvec_reset_with_params": "reset_with_params()",
+    "mdvec_reset_envs": "reset_envs()",
+    "mdvec_reset": "reset()",
+    "mdvec_step_typed": "step()",
+    "mdvec_step": "step()",
+    "mdvec_get_state": "get_state()",
+    "mdvec_seed": "reset(seed=...)",
+    "mdvec_create": "VecEnv()",
+    "mdvec_config_default": "VecEnv()",
+}
 
 
 def _python_message(message: str, call: str | None = None) -> str:
@@ -98,6 +121,7 @@ def _text(value: bytes | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------- catalogue
 
+
 @dataclass(frozen=True)
 class OptionInfo:
     """One option a task declares: name, type ("int", "float", "bool", "str", "range", "irange",
@@ -112,8 +136,15 @@ class OptionInfo:
     help: str
 
 
-_TYPE_NAME = {_lib.OPT_INT: "int", _lib.OPT_DOUBLE: "float", _lib.OPT_BOOL: "bool", _lib.OPT_STRING: "str",
-              _lib.OPT_RANGE: "range", _lib.OPT_IRANGE: "irange", _lib.OPT_CHOICE: "choice"}
+_TYPE_NAME = {
+    _lib.OPT_INT: "int",
+    _lib.OPT_DOUBLE: "float",
+    _lib.OPT_BOOL: "bool",
+    _lib.OPT_STRING: "str",
+    _lib.OPT_RANGE: "range",
+    _lib.OPT_IRANGE: "irange",
+    _lib.OPT_CHOICE: "choice",
+}
 
 
 def _c_task(task: str | None) -> bytes | None:
@@ -149,14 +180,18 @@ def numpy_refusal(task: str) -> str:
     numpy, or "" when it is not: below NUMPY_FLOOR numpy computes Gymnasium's expressions otherwise."""
     if _NUMPY >= NUMPY_FLOOR:
         return ""
-    why = ("numpy 1.x's value-based casting turns Gymnasium's float32 terms (weight * "
-           "np.sum(np.square(float32_action))) into float64, where numpy 2 (NEP 50) keeps float32"
-           if _NUMPY < (2, 0) else
-           "numpy 2.0's np.clip(-0.0, 0.0, 0.0) is +0.0 where numpy >= 2.1 keeps -0.0 (the contact costs of "
-           "Ant, Humanoid and HumanoidStandup)")
-    return (f"{task}: equal to its reference bit for bit only under numpy >= {NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}, and "
-            f"this process runs numpy {np.__version__}: {why}, so rewards and info would differ from Gymnasium's. "
-            f"Install a newer numpy (pip install 'numpy>={NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}')")
+    why = (
+        "numpy 1.x's value-based casting turns Gymnasium's float32 terms (weight * "
+        "np.sum(np.square(float32_action))) into float64, where numpy 2 (NEP 50) keeps float32"
+        if _NUMPY < (2, 0)
+        else "numpy 2.0's np.clip(-0.0, 0.0, 0.0) is +0.0 where numpy >= 2.1 keeps -0.0 (the contact costs of "
+        "Ant, Humanoid and HumanoidStandup)"
+    )
+    return (
+        f"{task}: equal to its reference bit for bit only under numpy >= {NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}, and "
+        f"this process runs numpy {np.__version__}: {why}, so rewards and info would differ from Gymnasium's. "
+        f"Install a newer numpy (pip install 'numpy>={NUMPY_FLOOR[0]}.{NUMPY_FLOOR[1]}')"
+    )
 
 
 def task_uses_numpy_dot(task: str | None = None) -> bool:
@@ -204,9 +239,18 @@ def task_options(task: str | None = None) -> tuple[OptionInfo, ...]:
         if L.mdvec_task_option(task.encode(), k, ctypes.byref(o)) != _lib.OK:
             raise MdvecError(_lib.ERR_ARG, f"task_options: option {k} of {task!r} unavailable")
         type_ = _TYPE_NAME[o.type]
-        choices = tuple(_text(o.choices).split("|")) if o.choices else ()
-        out.append(OptionInfo(o.name.decode(), type_, _parse_default(type_, _text(o.default)), o.lo, o.hi, choices,
-                              _text(o.help) or ""))
+        choices = tuple(o.choices.decode().split("|")) if o.choices else ()
+        out.append(
+            OptionInfo(
+                o.name.decode(),
+                type_,
+                _parse_default(type_, _text(o.default)),
+                o.lo,
+                o.hi,
+                choices,
+                _text(o.help) or "",
+            )
+        )
     return tuple(out)
 
 
@@ -273,6 +317,7 @@ def _option_text(o: OptionInfo, value: Any) -> str | None:
 
 # ------------------------------------------------------------------------------------------------- spec
 
+
 @dataclass(frozen=True)
 class Spec:
     """What a VecEnv runs: sizes, dtypes, bounds, info fields and modes, as the library declares them.
@@ -318,7 +363,7 @@ class _Memory:
     when no view is alive, and otherwise when the last view goes.
     """
 
-    __slots__ = ("ptr", "__weakref__")
+    __slots__ = ("__weakref__", "ptr")
 
     def __init__(self, ptr: ctypes.c_void_p) -> None:
         self.ptr: ctypes.c_void_p | None = ptr
@@ -366,9 +411,19 @@ class _Handle:
     (see ``_Memory``): after ``close()`` they hold their last contents until they are garbage.
     """
 
-    def __init__(self, num_envs: int, seed: int, threads: int | None, allow_overcommit: bool, autoreset: str,
-                 task: str | None, variant: str, model: str | Path | None, options: dict[str, Any],
-                 on_error: str = "raise") -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int,
+        threads: int | None,
+        allow_overcommit: bool,
+        autoreset: str,
+        task: str | None,
+        variant: str,
+        model: str | Path | None,
+        options: dict[str, Any],
+        on_error: str = "raise",
+    ) -> None:
         if not _is_int(num_envs) or not 0 < num_envs <= _INT_MAX:
             raise ValueError(f"num_envs: must be an integer in [1, {_INT_MAX}], got {num_envs!r}")
         if threads is not None and (not _is_int(threads) or not 0 < threads <= _INT_MAX):
@@ -396,8 +451,9 @@ class _Handle:
             raise TypeError(f"unknown option(s) {unknown} for task {task!r}; its options are {list(declared)}")
         texts = {name: _option_text(declared[name], value) for name, value in options.items()}
         self.options = {name: o.default for name, o in declared.items()}
-        self.options.update({name: (tuple(v) if declared[name].type in ("range", "irange") else v)
-                             for name, v in options.items()})
+        self.options.update(
+            {name: (tuple(v) if declared[name].type in ("range", "irange") else v) for name, v in options.items()}
+        )
         keep = [(name.encode(), None if text is None else text.encode()) for name, text in texts.items()]
         opts = (_lib.Option * max(len(keep), 1))(*[_lib.Option(n, v) for n, v in keep])
 
@@ -421,15 +477,16 @@ class _Handle:
         if code != _lib.OK:
             raise _lib.error(code, _python_message(err.value.decode()))
         self.ptr = handle
-        self.memory = _Memory(handle)
+        memory = _Memory(handle)
+        self.memory: _Memory | None = memory  # None once closed
         self._step_fn = L.mdvec_step_typed
-        self._map(task)
+        self._map(task, memory)
         refusal = numpy_refusal(task) if any(dtype == "action" for _, dtype, _ in self.spec.info_fields) else ""
         if refusal:
             self.close()
             raise MdvecError(_lib.ERR_CONFIG, refusal)
 
-    def _map(self, task: str) -> None:
+    def _map(self, task: str, m: _Memory) -> None:
         """Read the spec and map every buffer."""
         L, h = lib(), self.ptr
         s = _lib.Spec(struct_size=ctypes.sizeof(_lib.Spec))
@@ -447,14 +504,30 @@ class _Handle:
         low = np.ctypeslib.as_array(L.mdvec_action_low(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         high = np.ctypeslib.as_array(L.mdvec_action_high(h), (a,)).astype(np.float32) if a else np.zeros(0, np.float32)
         obs_dtype = _NP_DTYPE[s.obs_dtype]
-        self.spec = Spec(task, n, s.threads, d, obs_dtype, a, low, high, tuple(fields), s.max_episode_steps, s.nq,
-                         s.nv, _MODE_NAME[s.autoreset], self.options, self.on_error, s.dt, tuple(kinds),
-                         _KIND_NAME[s.reward_kind])
+        self.spec = Spec(
+            task,
+            n,
+            s.threads,
+            d,
+            obs_dtype,
+            a,
+            low,
+            high,
+            tuple(fields),
+            s.max_episode_steps,
+            s.nq,
+            s.nv,
+            _MODE_NAME[s.autoreset],
+            self.options,
+            self.on_error,
+            s.dt,
+            tuple(kinds),
+            _KIND_NAME[s.reward_kind],
+        )
         self.model_file = _text(s.model_path)
         self.info_keys = tuple(name for name, _, _ in fields)
         n_info = len(fields)
         obs_ctype = ctypes.c_float if obs_dtype == np.float32 else ctypes.c_double
-        m = self.memory
         self.obs = _view(m, L.mdvec_obs_data(h), obs_ctype, (n, d))
         self.final_obs = _view(m, L.mdvec_final_obs_data(h), obs_ctype, (n, d))
         self.reward = _view(m, _address(L.mdvec_reward(h)), ctypes.c_double, (n,))
@@ -487,8 +560,11 @@ class _Handle:
         caller at a time), RuntimeError when closed. close() takes the same lock, so it waits for a call
         running in another thread instead of freeing the envs under it."""
         if not self.lock.acquire(blocking=False):
-            raise MdvecError(_lib.ERR_STATE, f"{call}: concurrent call: another thread is using or closing this "
-                             "environment; use one environment from one thread at a time")
+            raise MdvecError(
+                _lib.ERR_STATE,
+                f"{call}: concurrent call: another thread is using or closing this "
+                "environment; use one environment from one thread at a time",
+            )
         if self.ptr is None:
             self.lock.release()
             raise RuntimeError("mdvec: the environment is closed")
@@ -514,8 +590,13 @@ class _Handle:
 
     def _step(self, ptr: ctypes.c_void_p, actions: Any, then: Callable[[np.ndarray], Any] | None) -> Any:
         a = actions
-        if not (type(a) is np.ndarray and a.shape == self.act_shape and a.flags.c_contiguous and a.flags.aligned
-                and (a.dtype == self._f32 or a.dtype == self._f64)):
+        if not (
+            type(a) is np.ndarray
+            and a.shape == self.act_shape
+            and a.flags.c_contiguous
+            and a.flags.aligned
+            and (a.dtype == self._f32 or a.dtype == self._f64)
+        ):
             a = np.asarray(actions)
             if a.dtype.kind != "f":  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
                 raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
@@ -552,7 +633,10 @@ class _Handle:
                 if not _is_int(s) or not 0 <= int(s) < 2**64:
                     raise ValueError(f"seeds: env {i}'s seed must be None or an integer in [0, 2**64), got {s!r}")
                 seeds_arr[i], has_arr[i] = int(s), 1
-        addr = (lambda arr: None if arr is None else arr.ctypes.data)
+
+        def addr(arr: np.ndarray | None) -> int | None:
+            return None if arr is None else arr.ctypes.data
+
         self.check(lib().mdvec_reset_envs(ptr, addr(mask_arr), addr(seeds_arr), addr(has_arr)), "reset")
         return None if then is None else then()
 
@@ -572,7 +656,7 @@ class _Handle:
         del keep
         return out
 
-    def get_state(self, i: int, sig: int) -> np.ndarray:
+    def get_state(self, i: int, sig: Any) -> np.ndarray:
         """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
         self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
@@ -585,6 +669,7 @@ class _Handle:
             raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
         if not 0 <= sig < 2**32:
             raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
+
         def state() -> np.ndarray:
             size = lib().mdvec_state_size(self.ptr, int(sig))
             out = np.zeros(size, np.float64)
@@ -601,15 +686,39 @@ class _Handle:
             return Path(self.hooks.builtin_model(self.options))
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
-    _VIEWS = ("obs", "final_obs", "reward", "terminated", "truncated", "done", "reset_flags", "error_flags",
-              "warnings", "info", "reset_info")
+    _VIEWS = (
+        "obs",
+        "final_obs",
+        "reward",
+        "terminated",
+        "truncated",
+        "done",
+        "reset_flags",
+        "error_flags",
+        "warnings",
+        "info",
+        "reset_info",
+    )
 
     def buffers(self) -> dict[str, np.ndarray]:
         """Return the zero-copy views (see VecEnv.buffers)."""
-        return self.read("buffers", lambda: {
-            "obs": self.obs, "final_obs": self.final_obs, "terminal_obs": self.final_obs, "reward": self.reward,
-            "terminated": self.terminated, "truncated": self.truncated, "done": self.done, "reset": self.reset_flags,
-            "error": self.error_flags, "warnings": self.warnings, "info": self.info, "reset_info": self.reset_info})
+        return self.read(
+            "buffers",
+            lambda: {
+                "obs": self.obs,
+                "final_obs": self.final_obs,
+                "terminal_obs": self.final_obs,
+                "reward": self.reward,
+                "terminated": self.terminated,
+                "truncated": self.truncated,
+                "done": self.done,
+                "reset": self.reset_flags,
+                "error": self.error_flags,
+                "warnings": self.warnings,
+                "info": self.info,
+                "reset_info": self.reset_info,
+            },
+        )
 
     def error_count(self) -> int:
         """MuJoCo errors raised in the envs since creation."""
@@ -659,7 +768,7 @@ class _HandleOwner:
         """Free the envs and threads; later calls raise RuntimeError."""
         self._h.close()
 
-    def __enter__(self):  # noqa: ANN204 - returns the subclass
+    def __enter__(self):  # returns the subclass
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -670,10 +779,12 @@ class _HandleOwner:
             self._h.close()
 
     def _not_copyable(self, *args: object) -> Any:
-        raise TypeError(f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
-                        "and a copy sharing them would close them when it goes. Make another one with the same "
-                        "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
-                        "reset with the same seed")
+        raise TypeError(
+            f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
+            "and a copy sharing them would close them when it goes. Make another one with the same "
+            "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
+            "reset with the same seed"
+        )
 
     __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = __getstate__ = _not_copyable
 
@@ -735,13 +846,25 @@ class VecEnv(_HandleOwner):
       or "forkserver" start methods).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None,
-                 allow_overcommit: bool = False, variant: str = "default",
-                 model: str | Path | None = None, *, task: str | None = None, autoreset_mode: str = "same_step",
-                 workers: int | None = None, on_error: str = "raise", **options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        threads: int | None = None,
+        allow_overcommit: bool = False,
+        variant: str = "default",
+        model: str | Path | None = None,
+        *,
+        task: str | None = None,
+        autoreset_mode: str = "same_step",
+        workers: int | None = None,
+        on_error: str = "raise",
+        **options: Any,
+    ) -> None:
         threads = _same_count("threads", threads, "workers", workers)
-        self._h = _Handle(num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options,
-                          on_error)
+        self._h = _Handle(
+            num_envs, seed, threads, allow_overcommit, autoreset_mode, task, variant, model, options, on_error
+        )
         s = self._h.spec
         self.num_envs, self.nu, self.obs_dim, self.threads = s.num_envs, s.act_dim, s.obs_dim, s.threads
         self.info_keys = self._h.info_keys
@@ -754,14 +877,15 @@ class VecEnv(_HandleOwner):
         ``seed``: None (continue each env's generator), an int s (env i reseeded with s + i, as
         Gymnasium's vector envs) or a list of N ints/None.
         """
-        seeds = None
+        seeds: Any = None  # None, or N ints/None
         if seed is not None:
             if not _is_int(seed) and (isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__")):
                 raise TypeError(f"seed: expected None, an int or a list of {self.num_envs} ints/None, got {seed!r}")
             if _is_int(seed):
-                if not 0 <= int(seed) <= 2**64 - self.num_envs:
+                start = int(cast(SupportsInt, seed))  # a Python or numpy integer
+                if not 0 <= start <= 2**64 - self.num_envs:
                     raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")
-                seeds = [int(seed) + i for i in range(self.num_envs)]
+                seeds = [start + i for i in range(self.num_envs)]
             else:
                 seeds = seed
         return self._h.reset_envs(mask=mask, seeds=seeds, then=lambda: self._h.obs.copy())
@@ -847,16 +971,26 @@ class Env(_HandleOwner):
     Threads and processes: as for ``VecEnv`` (one thread at a time, overlapping calls raise
     ``MdvecError``; an Env created before ``os.fork()`` refuses calls in the child)."""
 
-    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, *,
-                 task: str | None = None, on_error: str = "raise", **options: Any) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        variant: str = "default",
+        model: str | Path | None = None,
+        *,
+        task: str | None = None,
+        on_error: str = "raise",
+        **options: Any,
+    ) -> None:
         self._h = _Handle(1, seed, 1, False, "disabled", task, variant, model, options, on_error)
         self._error_info = on_error == "end_episode"
         s = self._h.spec
         self.nu, self.obs_dim, self.nbody = s.act_dim, s.obs_dim, self._h.dims.nbody
         self.cfg = self._h.config
         self.info_keys = self._h.info_keys
-        self._types = [(k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
-                       for k, dt, w in s.info_fields]
+        self._types = [
+            (k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
+            for k, dt, w in s.info_fields
+        ]
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Start a new episode from the env's generator (reseeded when seed is given)."""

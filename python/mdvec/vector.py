@@ -17,13 +17,12 @@ from __future__ import annotations
 import difflib
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 
-from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int
+from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
 from .adapters._shared import reset_mask as _reset_mask
-from .adapters._shared import vector_seeds
 
 
 @dataclass(frozen=True)
@@ -38,14 +37,19 @@ class Space:
     def contains(self, x: Any) -> bool:
         """Whether x has this shape and dtype and lies within the bounds."""
         a = np.asarray(x)
-        return a.shape == self.shape and a.dtype == self.dtype and bool(np.all(a >= self.low) and np.all(a <= self.high))
+        return (
+            a.shape == self.shape and a.dtype == self.dtype and bool(np.all(a >= self.low) and np.all(a <= self.high))
+        )
 
     def sample(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniform draw within finite bounds (unbounded dimensions: a standard normal draw)."""
         rng = rng or np.random.default_rng()
         finite = np.isfinite(self.low) & np.isfinite(self.high)
-        out = np.where(finite, rng.uniform(np.where(finite, self.low, 0), np.where(finite, self.high, 1)),
-                       rng.standard_normal(self.shape))
+        out = np.where(
+            finite,
+            rng.uniform(np.where(finite, self.low, 0), np.where(finite, self.high, 1)),
+            rng.standard_normal(self.shape),
+        )
         return out.astype(self.dtype)
 
 
@@ -59,12 +63,22 @@ class VectorEnv:
     Other keywords are task options (``mdvec.task_options(task)``).
     """
 
-    env_id: str = ""        # the Gymnasium id ("mdvec/Hopper-v5")
+    env_id: str = ""  # the Gymnasium id ("mdvec/Hopper-v5")
     render_fps: int | None = None
 
-    def __init__(self, task: str, num_envs: int = 1, seed: int = 0, threads: int | None = None,
-                 autoreset_mode: Any = "next_step", render_mode: str | None = None, width: int = 480,
-                 height: int = 480, camera: int | str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        task: str,
+        num_envs: int = 1,
+        seed: int = 0,
+        threads: int | None = None,
+        autoreset_mode: Any = "next_step",
+        render_mode: str | None = None,
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        **options: Any,
+    ) -> None:
         from .vecenv import VecEnv, task_meta
 
         if render_mode is not None and render_mode != "rgb_array":
@@ -80,14 +94,19 @@ class VectorEnv:
         self.num_envs = int(spec.num_envs)
         self.threads = int(spec.threads)
         self.task_options = dict(options)
-        self.single_observation_space = self._space(np.full(spec.obs_dim, -np.inf), np.full(spec.obs_dim, np.inf),
-                                                    spec.obs_dtype)
-        self.single_action_space = self._space(np.asarray(spec.action_low, np.float32),
-                                               np.asarray(spec.action_high, np.float32), np.float32)
+        self.single_observation_space = self._space(
+            np.full(spec.obs_dim, -np.inf), np.full(spec.obs_dim, np.inf), spec.obs_dtype
+        )
+        self.single_action_space = self._space(
+            np.asarray(spec.action_low, np.float32), np.asarray(spec.action_high, np.float32), np.float32
+        )
         self.observation_space = self._batch(self.single_observation_space)
         self.action_space = self._batch(self.single_action_space)
-        self.metadata = {"render_modes": ["rgb_array"], "render_fps": self.render_fps or spec.render_fps,
-                         "autoreset_mode": self._mode_value(mode)}
+        self.metadata = {
+            "render_modes": ["rgb_array"],
+            "render_fps": self.render_fps or spec.render_fps,
+            "autoreset_mode": self._mode_value(mode),
+        }
         self.render_mode = render_mode
         self._buf = self._env.buffers()
         self._shape = (self.num_envs, *self.single_action_space.shape)
@@ -100,14 +119,17 @@ class VectorEnv:
         for _, rows, _, bits, is_array in keys:
             rows_of.setdefault(bits, []).extend(rows.tolist() if is_array else [rows])
         # rows of each STEP/RESET combination (all rows as one slice when the task has one combination)
-        self._cat_rows: dict[int, Any] = {bits: (slice(None) if len(rows_of) == 1 else np.asarray(rows, np.intp))
-                                          for bits, rows in rows_of.items()}
+        self._cat_rows: dict[int, Any] = {
+            bits: (slice(None) if len(rows_of) == 1 else np.asarray(rows, np.intp)) for bits, rows in rows_of.items()
+        }
         # one converted block per dtype other than float64; each key reads its row(s) from block number b
-        self._dtype_keys = sorted({d for _, _, d, _, _ in keys if not (isinstance(d, np.dtype) and d == np.float64)},
-                                  key=str)
+        self._dtype_keys = sorted(
+            {d for _, _, d, _, _ in keys if not (isinstance(d, np.dtype) and d == np.float64)}, key=str
+        )
         block = {key: j + 1 for j, key in enumerate(self._dtype_keys)}
-        self._field_list = [(name, "_" + name, rows, block.get(d, 0), bits, is_array)
-                            for name, rows, d, bits, is_array in keys]
+        self._field_list = [
+            (name, "_" + name, rows, block.get(d, 0), bits, is_array) for name, rows, d, bits, is_array in keys
+        ]
 
     # ------------------------------------------------------- what the Gymnasium subclass replaces
     def _space(self, low: np.ndarray, high: np.ndarray, dtype: Any) -> Any:
@@ -117,8 +139,12 @@ class VectorEnv:
     def _batch(self, space: Any) -> Any:
         """The space of N envs' values."""
         n = self.num_envs
-        return Space((n, *space.shape), space.dtype, np.broadcast_to(space.low, (n, *space.shape)).copy(),
-                     np.broadcast_to(space.high, (n, *space.shape)).copy())
+        return Space(
+            (n, *space.shape),
+            space.dtype,
+            np.broadcast_to(space.low, (n, *space.shape)).copy(),
+            np.broadcast_to(space.high, (n, *space.shape)).copy(),
+        )
 
     def _mode_value(self, mode: str) -> Any:
         """metadata["autoreset_mode"] (here the mode's name; Gymnasium's AutoresetMode in the subclass)."""
@@ -145,13 +171,14 @@ class VectorEnv:
             return {}
         cat_mask = {}
         for bits in self._cat_rows:
-            use_s, use_r = s_any and bits & STEP, r_any and bits & RESET
-            if use_s and use_r:
-                cat_mask[bits] = step | reset
-            elif use_s:
-                cat_mask[bits] = step
-            elif use_r:
-                cat_mask[bits] = reset
+            use_s = step if s_any and bits & STEP else None
+            use_r = reset if r_any and bits & RESET else None
+            if use_s is not None and use_r is not None:
+                cat_mask[bits] = use_s | use_r
+            elif use_s is not None:
+                cat_mask[bits] = use_s
+            elif use_r is not None:
+                cat_mask[bits] = use_r
         if not cat_mask:
             return {}
         masks = np.zeros((self._n_info, self.num_envs), np.bool_)
@@ -176,8 +203,9 @@ class VectorEnv:
         return info
 
     # ----------------------------------------------------------------- reset
-    def reset(self, *, seed: int | list[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset every env, or those of ``options={"reset_mask": bool array (N,)}``.
 
         ``seed``: None (continue each env's generator), an int s (env i reseeded with s + i) or a
@@ -186,7 +214,7 @@ class VectorEnv:
         seeds = vector_seeds(seed, self.num_envs)
         mask = _reset_mask(options, self.num_envs)
         if is_int(seed):
-            self._seeded(int(seed))
+            self._seeded(int(cast(SupportsInt, seed)))  # a Python or numpy integer
         self._env.reset_envs(mask=mask, seeds=seeds)
         reset = self._all if mask is None else mask
         self._finished[reset] = False
@@ -195,15 +223,20 @@ class VectorEnv:
     # ------------------------------------------------------------------ step
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env (NEXT_STEP: envs that finished last step are reset instead)."""
-        if not (type(actions) is np.ndarray and actions.shape == self._shape
-                and (actions.dtype == np.float32 or actions.dtype == np.float64)):
+        if not (
+            type(actions) is np.ndarray
+            and actions.shape == self._shape
+            and (actions.dtype == np.float32 or actions.dtype == np.float64)
+        ):
             actions = as_actions(actions, self._shape)
         if self._env.closed:
             raise RuntimeError("mdvec: the environment is closed")
         if self.mode == "disabled" and np.count_nonzero(self._finished):
             envs = np.flatnonzero(self._finished).tolist()
-            raise RuntimeError(f"step: env(s) {envs} finished and autoreset is disabled; reset them first with "
-                               "reset(options={'reset_mask': mask}); no env was stepped")
+            raise RuntimeError(
+                f"step: env(s) {envs} finished and autoreset is disabled; reset them first with "
+                "reset(options={'reset_mask': mask}); no env was stepped"
+            )
         self._env.step_into_buffers(actions)
         self._action_dtype = actions.dtype
         b = self._buf
@@ -237,7 +270,7 @@ class VectorEnv:
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
-            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def close(self, **kwargs: Any) -> None:
@@ -254,8 +287,10 @@ class VectorEnv:
         self.close()
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.env_id!r}, num_envs={self.num_envs}, threads={self.threads}, "
-                f"autoreset_mode={self.metadata['autoreset_mode']})")
+        return (
+            f"{type(self).__name__}({self.env_id!r}, num_envs={self.num_envs}, threads={self.threads}, "
+            f"autoreset_mode={self.metadata['autoreset_mode']})"
+        )
 
 
 def resolve_task(name: str) -> tuple[str, str]:
@@ -263,7 +298,7 @@ def resolve_task(name: str) -> tuple[str, str]:
     from .vecenv import task_meta, task_names
 
     tasks = task_names()
-    ids = {task_meta(t, "id"): t for t in tasks if task_meta(t, "id")}
+    ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
     if not isinstance(name, str):
         raise TypeError(f"task: expected a task name or id, got {type(name).__name__} {name!r}")
     if name in tasks:

@@ -13,15 +13,15 @@
 static long check_passed, check_failed;
 
 /* Compare two 64-bit patterns; on failure print where, what and both values. */
-#define CHECK_U64(what, got, want)                                                                  \
-  do {                                                                                              \
-    uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                                      \
-    if (got_ == want_) {                                                                            \
-      check_passed++;                                                                               \
-    } else if (++check_failed <= 30) {                                                              \
-      fprintf(stderr, "%s:%d: %s: got 0x%016" PRIx64 ", want 0x%016" PRIx64 "\n", __FILE__, __LINE__, \
-              what, got_, want_);                                                                   \
-    }                                                                                               \
+#define CHECK_U64(what, got, want)                                                                                \
+  do {                                                                                                            \
+    uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                                                    \
+    if (got_ == want_) {                                                                                          \
+      check_passed++;                                                                                             \
+    } else if (++check_failed <= 30) {                                                                            \
+      fprintf(stderr, "%s:%d: %s: got 0x%016" PRIx64 ", want 0x%016" PRIx64 "\n", __FILE__, __LINE__, what, got_, \
+              want_);                                                                                             \
+    }                                                                                                             \
   } while (0)
 
 /* Check a condition, labelled. */

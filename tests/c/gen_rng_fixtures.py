@@ -12,6 +12,7 @@ the run, which pins down exactly how many outputs the run consumed. The script a
 facts the C side relies on (array calls equal repeated scalar calls, np.sum's order, pow vs x*x)
 and prints what it found.
 """
+
 import argparse
 import math
 import os
@@ -27,6 +28,7 @@ SEEDS = [0, 1, 12345, 2**32 + 7, 2**63 + 5]
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def dbits(v):
     return struct.unpack("<Q", struct.pack("<d", float(v)))[0]
@@ -85,11 +87,11 @@ class Out:
         pad = "    " * depth
         if len(dims) == 1:
             for i in range(0, len(flat), per_line):
-                self(pad + " ".join(fmt(v) + "," for v in flat[i:i + per_line]))
+                self(pad + " ".join(fmt(v) + "," for v in flat[i : i + per_line]))
             return
         step = len(flat) // dims[0]
         for i in range(dims[0]):
-            sub = flat[i * step:(i + 1) * step]
+            sub = flat[i * step : (i + 1) * step]
             if len(dims) == 2 and step <= per_line:
                 self(pad + "{" + ", ".join(fmt(v) for v in sub) + "},")
             else:
@@ -100,16 +102,38 @@ class Out:
 
 # --------------------------------------------------------------------------- RNG blocks
 
-UNIF_BOUNDS = [(0.0, 1.0), (-2.5, 7.25), (0.9, 1.1), (-0.03, 0.03), (0.0, 2 * math.pi),
-               (-1e-300, 1e300), (3.0, 3.0)]
-INT_RANGES = [(0, 3), (-5, 5), (7, 8), (0, 1000), (0, 2**32 - 1), (0, 2**32), (0, 2**32 + 1),
-              (-10**15, 10**18), (0, 10**12), (-2**63, 2**63 - 1), (-2**63, -2**63 + 3)]
+UNIF_BOUNDS = [(0.0, 1.0), (-2.5, 7.25), (0.9, 1.1), (-0.03, 0.03), (0.0, 2 * math.pi), (-1e-300, 1e300), (3.0, 3.0)]
+INT_RANGES = [
+    (0, 3),
+    (-5, 5),
+    (7, 8),
+    (0, 1000),
+    (0, 2**32 - 1),
+    (0, 2**32),
+    (0, 2**32 + 1),
+    (-(10**15), 10**18),
+    (0, 10**12),
+    (-(2**63), 2**63 - 1),
+    (-(2**63), -(2**63) + 3),
+]
 # (pop_size, k, repetitions): Floyd + shuffle, the tail shuffle (pop > 10000 and k > pop // 50),
 # both sides of that cutoff, the full permutation, a hash set past the C stack buffer and the
 # j == 2^32 - 1 draw that takes next32 whole.
-CHOICE_CASES = [(200, 3, 1000), (200, 5, 1000), (20000, 500, 3), (10000, 200, 3),
-                (10001, 200, 3), (10001, 201, 3), (50, 50, 3), (20000, 20000, 1),
-                (100000, 1500, 2), (1, 1, 3), (5, 0, 3), (2**32 + 1, 2, 3), (2**32 + 3, 4, 3)]
+CHOICE_CASES = [
+    (200, 3, 1000),
+    (200, 5, 1000),
+    (20000, 500, 3),
+    (10000, 200, 3),
+    (10001, 200, 3),
+    (10001, 201, 3),
+    (50, 50, 3),
+    (20000, 20000, 1),
+    (100000, 1500, 2),
+    (1, 1, 3),
+    (5, 0, 3),
+    (2**32 + 1, 2, 3),
+    (2**32 + 3, 4, 3),
+]
 N_FIRST = 8
 
 
@@ -161,8 +185,7 @@ def emit_rng(out):
     out(f"#define FX_NSEEDS {ns}")
     out.arr("uint64_t", "fx_seeds", [ns], SEEDS, u64)
     out("/* PCG64(seed).state: state >> 64, state & M, inc >> 64, inc & M. */")
-    out.arr("uint64_t", "fx_seed_state", [ns, 4],
-            [v for s in SEEDS for v in state_tuple(gen(s)[0])], u64)
+    out.arr("uint64_t", "fx_seed_state", [ns, 4], [v for s in SEEDS for v in state_tuple(gen(s)[0])], u64)
 
     # raw 64-bit outputs
     first, hashes = [], []
@@ -212,8 +235,7 @@ def emit_rng(out):
     out("/* rng.uniform(low, high, 1000) on a fresh generator per (seed, bounds): first 4,")
     out("   fx_hash of all 1000, and the next random_raw() after them. */")
     out(f"#define FX_NUNIF {nb}")
-    out.arr("uint64_t", "fx_unif_bounds", [nb, 2],
-            [dbits(v) for b in UNIF_BOUNDS for v in b], u64)
+    out.arr("uint64_t", "fx_unif_bounds", [nb, 2], [dbits(v) for b in UNIF_BOUNDS for v in b], u64)
     out.arr("uint64_t", "fx_unif_first", [ns, nb, 4], first, u64)
     out.arr("uint64_t", "fx_unif_hash", [ns, nb], hashes, u64)
     out.arr("uint64_t", "fx_unif_next", [ns, nb], nexts, u64)
@@ -316,8 +338,7 @@ def emit_rng(out):
             nexts.append(next_raw(bg))
             if pop == 200:  # the array form draws the same stream
                 _, g2 = gen(s)
-                w = [g2.choice(np.arange(25, 225), size=k, replace=False).tolist()
-                     for _ in range(reps)]
+                w = [g2.choice(np.arange(25, 225), size=k, replace=False).tolist() for _ in range(reps)]
                 assert [x + 25 for x in allv] == [x for t in w for x in t]
     out("/* rng.choice(pop, size=k, replace=False) repeated reps times on a fresh generator per")
     out("   (seed, case): first call's first 8 values (-1 pads), fx_hash of all values, next")
@@ -343,8 +364,7 @@ def sequence_ops():
     ops += [u(-0.03, 0.03)] * 3 + [(OP_INTEGERS, 0, 3), u(0.4, 1.0)]
     ops += [(OP_NORMAL, 0, 0)] * 34
     rnd = random.Random(7)
-    kinds = [OP_NEXT64, OP_NEXT32, OP_DOUBLE, OP_UNIFORM, OP_NORMAL, OP_NORMAL, OP_INTEGERS,
-             OP_INTEGERS, OP_CHOICE]
+    kinds = [OP_NEXT64, OP_NEXT32, OP_DOUBLE, OP_UNIFORM, OP_NORMAL, OP_NORMAL, OP_INTEGERS, OP_INTEGERS, OP_CHOICE]
     for _ in range(400):
         k = rnd.choice(kinds)
         if k == OP_UNIFORM:
@@ -419,6 +439,7 @@ def emit_sequence(out):
 
 # --------------------------------------------------------------------------- npmath blocks
 
+
 def splitmix(state):
     state = (state + 0x9E3779B97F4A7C15) & M64
     z = state
@@ -435,13 +456,13 @@ def make_array(kind, n):
         st, r1 = splitmix(st)
         st, r2 = splitmix(st)
         mant = r1 & ((1 << 52) - 1)
-        if kind == 0:    # |x| in [2^-20, 2^21), random sign
+        if kind == 0:  # |x| in [2^-20, 2^21), random sign
             xs.append(bitsd((r2 >> 63) << 63 | (1023 + (r2 % 41) - 20) << 52 | mant))
         elif kind == 1:  # [0, 1) as rng.random()
             xs.append((r1 >> 11) * 2.0**-53)
         elif kind == 2:  # |x| in [2^-60, 2^61), random sign: heavy cancellation
             xs.append(bitsd((r2 >> 63) << 63 | (1023 + (r2 % 121) - 60) << 52 | mant))
-        else:            # small integers in [-1000, 1000]
+        else:  # small integers in [-1000, 1000]
             xs.append(float(int(r1 % 2001) - 1000))
     return np.array(xs, dtype=np.float64)
 
@@ -493,19 +514,44 @@ def check_sum(x, tally):
     return dbits(s), dbits(m) if m is not None else 0
 
 
-SUM_BIG = [(0, 1000), (2, 1024), (0, 1025), (2, 4096), (0, 8192), (2, 8193), (0, 10000),
-           (2, 65536), (0, 100003), (1, 300000), (2, 300000)]
+SUM_BIG = [
+    (0, 1000),
+    (2, 1024),
+    (0, 1025),
+    (2, 4096),
+    (0, 8192),
+    (2, 8193),
+    (0, 10000),
+    (2, 65536),
+    (0, 100003),
+    (1, 300000),
+    (2, 300000),
+]
 
 
 def adversarial():
     nan, inf = float("nan"), float("inf")
     return [
-        [1e16] + [1.0] * 7 + [-1e16] + [0.0] * 5,      # 6 by numpy's tree, 0 sequentially
-        [-0.0], [-0.0] * 3, [-0.0] * 8, [-0.0] * 9, [-0.0] * 200, [0.0, -0.0],
-        [1e308, 1e308, -1e308], [1e308] * 8 + [-1e308] * 8,
-        [1.0, nan, 2.0], [inf, 1.0], [inf, -inf], [-inf] * 9,
-        [1.0] + [1e-16] * 200, [1e-16] * 200 + [1.0], [2.0**53] + [1.0] * 300,
-        [0.1] * 10, [0.1] * 129, [0.1] * 257, [-1.5, 1.5] * 70,
+        [1e16] + [1.0] * 7 + [-1e16] + [0.0] * 5,  # 6 by numpy's tree, 0 sequentially
+        [-0.0],
+        [-0.0] * 3,
+        [-0.0] * 8,
+        [-0.0] * 9,
+        [-0.0] * 200,
+        [0.0, -0.0],
+        [1e308, 1e308, -1e308],
+        [1e308] * 8 + [-1e308] * 8,
+        [1.0, nan, 2.0],
+        [inf, 1.0],
+        [inf, -inf],
+        [-inf] * 9,
+        [1.0] + [1e-16] * 200,
+        [1e-16] * 200 + [1.0],
+        [2.0**53] + [1.0] * 300,
+        [0.1] * 10,
+        [0.1] * 129,
+        [0.1] * 257,
+        [-1.5, 1.5] * 70,
     ]
 
 
@@ -579,10 +625,15 @@ def emit_pow(out):
     rows = []
     for v in keep:
         a = np.full(9, v)
-        py = v ** 2.0
-        assert dbits(py) == dbits(v ** 2) == dbits(np.float64(v) ** 2) != dbits(v * v)
-        assert dbits((a ** 2)[0]) == dbits((a ** 2.0)[0]) == dbits(np.power(a, 2.0)[0]) \
-            == dbits(np.square(a)[0]) == dbits(v * v)
+        py = v**2.0
+        assert dbits(py) == dbits(v**2) == dbits(np.float64(v) ** 2) != dbits(v * v)
+        assert (
+            dbits((a**2)[0])
+            == dbits((a**2.0)[0])
+            == dbits(np.power(a, 2.0)[0])
+            == dbits(np.square(a)[0])
+            == dbits(v * v)
+        )
         rows += [dbits(v), dbits(py), dbits(v * v)]
     out(f"/* pow(x, 2.0) != x*x in this libm: {len(found)} of {searched} random doubles")
     out("   (|x| in [2^-500, 2^500)). Rows: x, Python x ** 2.0 (= x ** 2 = np.float64(x) ** 2 =")
@@ -593,29 +644,69 @@ def emit_pow(out):
     out.arr("uint64_t", "fx_pow2", [len(keep), 3], rows, u64, 3)
 
     nan, inf = float("nan"), float("inf")
-    special = [(2.0, 0.5), (0.0, 3.0), (-0.0, 3.0), (-0.0, 2.0), (-0.0, 0.5), (0.0, 0.0),
-               (nan, 0.0), (nan, -0.0), (1.0, nan), (nan, 2.0), (2.0, nan), (-1.0, nan),
-               (inf, 3.0), (-inf, 3.0), (-inf, 2.0), (-inf, -3.0), (-inf, -2.0), (inf, -0.5),
-               (0.5, inf), (0.5, -inf), (-1.0, inf), (-1.0, -inf), (2.0, -inf), (-3.0, inf),
-               (-1.0, 1e300), (-1.0, 3.0), (-2.0, 3.0), (-2.0, -3.0), (-2.0, 2.0),
-               (10.0, -400.0), (-10.0, -401.0), (1.0, 1e308), (1.0, -inf), (4.0, 0.5),
-               (2.0, -1074.0), (2.0, 1023.0), (-2.0, 1023.0), (1.0000001, 1e9), (0.1, 2.0),
-               (3.0, 2.0), (1e154, 2.0), (7.0, -1.0), (-7.0, -1.0), (0.0, 1.5), (-0.0, 1.5),
-               (0.0, -1.0), (-8.0, 1.0 / 3.0), (10.0, 400.0)]  # the last 3: Python raises/complex
+    special = [
+        (2.0, 0.5),
+        (0.0, 3.0),
+        (-0.0, 3.0),
+        (-0.0, 2.0),
+        (-0.0, 0.5),
+        (0.0, 0.0),
+        (nan, 0.0),
+        (nan, -0.0),
+        (1.0, nan),
+        (nan, 2.0),
+        (2.0, nan),
+        (-1.0, nan),
+        (inf, 3.0),
+        (-inf, 3.0),
+        (-inf, 2.0),
+        (-inf, -3.0),
+        (-inf, -2.0),
+        (inf, -0.5),
+        (0.5, inf),
+        (0.5, -inf),
+        (-1.0, inf),
+        (-1.0, -inf),
+        (2.0, -inf),
+        (-3.0, inf),
+        (-1.0, 1e300),
+        (-1.0, 3.0),
+        (-2.0, 3.0),
+        (-2.0, -3.0),
+        (-2.0, 2.0),
+        (10.0, -400.0),
+        (-10.0, -401.0),
+        (1.0, 1e308),
+        (1.0, -inf),
+        (4.0, 0.5),
+        (2.0, -1074.0),
+        (2.0, 1023.0),
+        (-2.0, 1023.0),
+        (1.0000001, 1e9),
+        (0.1, 2.0),
+        (3.0, 2.0),
+        (1e154, 2.0),
+        (7.0, -1.0),
+        (-7.0, -1.0),
+        (0.0, 1.5),
+        (-0.0, 1.5),
+        (0.0, -1.0),
+        (-8.0, 1.0 / 3.0),
+        (10.0, 400.0),
+    ]  # the last 3: Python raises/complex
     rnd = random.Random(11)
     for _ in range(300):
-        special.append((math.ldexp(rnd.random() + 0.5, rnd.randint(-30, 30)),
-                        rnd.uniform(-20, 20)))
+        special.append((math.ldexp(rnd.random() + 0.5, rnd.randint(-30, 30)), rnd.uniform(-20, 20)))
     for _ in range(100):
-        special.append((-math.ldexp(rnd.random() + 0.5, rnd.randint(-8, 8)),
-                        float(rnd.randint(-40, 40))))
+        special.append((-math.ldexp(rnd.random() + 0.5, rnd.randint(-8, 8)), float(rnd.randint(-40, 40))))
     for _ in range(100):
-        special.append((math.ldexp(rnd.random() + 0.5, rnd.randint(-8, 8)),
-                        float(rnd.choice([2, 3, -2, 0.5, -0.5, 1.5]))))
+        special.append(
+            (math.ldexp(rnd.random() + 0.5, rnd.randint(-8, 8)), float(rnd.choice([2, 3, -2, 0.5, -0.5, 1.5])))
+        )
     rows, skipped = [], []
     for x, y in special:
         try:
-            r = x ** y
+            r = x**y
         except (OverflowError, ZeroDivisionError) as e:
             skipped.append((x, y, type(e).__name__))
             continue
@@ -665,6 +756,7 @@ def clip_both(x, lo, hi):
 
 
 # --------------------------------------------------------------------------- main
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))

@@ -22,26 +22,59 @@ static int create_with(void (*edit)(mdvec_config_t *), char *err, size_t n) {
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   edit(&cfg);
-  mdvec_t *h = (mdvec_t *)&cfg;  /* must be overwritten with NULL on failure */
+  mdvec_t *h = (mdvec_t *)&cfg; /* must be overwritten with NULL on failure */
   int code = mdvec_create(&h, &cfg, err, n);
-  if (code == MDVEC_OK) mdvec_destroy(h);
-  else CHECK(h == NULL);
+  if (code == MDVEC_OK)
+    mdvec_destroy(h);
+  else
+    CHECK(h == NULL);
   return code;
 }
 
-static void zero_envs(mdvec_config_t *c) { c->num_envs = 0; }
-static void too_many_threads(mdvec_config_t *c) { c->threads = MDVEC_THREAD_BUDGET + 1; c->num_envs = 16; }
-static void overcommit(mdvec_config_t *c) { c->threads = MDVEC_THREAD_BUDGET + 1; c->allow_overcommit = 1; c->num_envs = 9; }
-static void bad_reward(mdvec_config_t *c) { c->reward = 3; }
-static void bad_variant(mdvec_config_t *c) { c->variant = "wobbly"; }
-static void bad_window(mdvec_config_t *c) { c->n_pushes = 5; c->push_window[0] = 10; c->push_window[1] = 13; }
-static void bad_noise(mdvec_config_t *c) { c->init_noise = -0.1; }
-static void bad_latency(mdvec_config_t *c) { c->latency = -1; }
-static void bad_substeps(mdvec_config_t *c) { c->substeps = 0; }
-static void bad_speed(mdvec_config_t *c) { c->push_speed[0] = NAN; }
-static void bad_scale(mdvec_config_t *c) { c->action_scale = INFINITY; }
-static void bad_size(mdvec_config_t *c) { c->struct_size -= 8; }
-static void missing_file(mdvec_config_t *c) { c->model_path = "/nonexistent/duck.xml"; }
+static void zero_envs(mdvec_config_t *c) {
+  c->num_envs = 0;
+}
+static void too_many_threads(mdvec_config_t *c) {
+  c->threads = MDVEC_THREAD_BUDGET + 1;
+  c->num_envs = 16;
+}
+static void overcommit(mdvec_config_t *c) {
+  c->threads = MDVEC_THREAD_BUDGET + 1;
+  c->allow_overcommit = 1;
+  c->num_envs = 9;
+}
+static void bad_reward(mdvec_config_t *c) {
+  c->reward = 3;
+}
+static void bad_variant(mdvec_config_t *c) {
+  c->variant = "wobbly";
+}
+static void bad_window(mdvec_config_t *c) {
+  c->n_pushes = 5;
+  c->push_window[0] = 10;
+  c->push_window[1] = 13;
+}
+static void bad_noise(mdvec_config_t *c) {
+  c->init_noise = -0.1;
+}
+static void bad_latency(mdvec_config_t *c) {
+  c->latency = -1;
+}
+static void bad_substeps(mdvec_config_t *c) {
+  c->substeps = 0;
+}
+static void bad_speed(mdvec_config_t *c) {
+  c->push_speed[0] = NAN;
+}
+static void bad_scale(mdvec_config_t *c) {
+  c->action_scale = INFINITY;
+}
+static void bad_size(mdvec_config_t *c) {
+  c->struct_size -= 8;
+}
+static void missing_file(mdvec_config_t *c) {
+  c->model_path = "/nonexistent/duck.xml";
+}
 
 static void test_create_errors(void) {
   char err[512];
@@ -59,7 +92,7 @@ static void test_create_errors(void) {
   CHECK(create_with(bad_scale, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "action_scale"));
   CHECK(create_with(bad_size, err, sizeof err) == MDVEC_ERR_ARG && strstr(err, "struct_size"));
   CHECK(create_with(missing_file, err, sizeof err) == MDVEC_ERR_MODEL && strstr(err, "/nonexistent/duck.xml"));
-  CHECK(create_with(bad_noise, NULL, 0) == MDVEC_ERR_CONFIG);  /* no buffer: still a code */
+  CHECK(create_with(bad_noise, NULL, 0) == MDVEC_ERR_CONFIG); /* no buffer: still a code */
 }
 
 static void test_null_handle(void) {
@@ -82,10 +115,14 @@ static void test_null_handle(void) {
 }
 
 /* Copy every output buffer of a handle, to check that a refused call changed nothing. */
-typedef struct { float obs[4 * 48], term[4 * 48]; double reward[4], info[4 * 13]; uint8_t done[4]; } snap_t;
+typedef struct {
+  float obs[4 * 48], term[4 * 48];
+  double reward[4], info[4 * 13];
+  uint8_t done[4];
+} snap_t;
 
 static void snap(const mdvec_t *h, snap_t *s) {
-  memset(s, 0, sizeof *s);  /* padding too, so whole snapshots compare with memcmp */
+  memset(s, 0, sizeof *s); /* padding too, so whole snapshots compare with memcmp */
   memcpy(s->obs, mdvec_obs(h), sizeof s->obs);
   memcpy(s->term, mdvec_terminal_obs(h), sizeof s->term);
   memcpy(s->reward, mdvec_reward(h), sizeof s->reward);
@@ -115,7 +152,7 @@ static void test_handle_errors(void) {
   snap(h, &before);
   double bad[4 * 14];
   memcpy(bad, actions, sizeof bad);
-  bad[3 * 14 + 5] = NAN;  /* the last env's action: earlier envs must not have advanced either */
+  bad[3 * 14 + 5] = NAN; /* the last env's action: earlier envs must not have advanced either */
   CHECK(mdvec_step(h, bad) == MDVEC_ERR_ACTION && strstr(mdvec_errmsg(h), "env 3"));
   bad[3 * 14 + 5] = INFINITY;
   CHECK(mdvec_step(h, bad) == MDVEC_ERR_ACTION);
@@ -126,14 +163,21 @@ static void test_handle_errors(void) {
 
   double qpos[14] = {0}, qvel[14] = {0}, vel[6] = {0.1, 0.2, 0.3, 0.1, 0.2, 0.3};
   int64_t steps[3] = {30, 60, 90};
-  mdvec_params_t p = {.struct_size = sizeof p, .qpos = qpos, .qvel = qvel, .n_pushes = 3,
-                      .push_steps = steps, .push_vel = vel, .noise_scale = 1.0};
+  mdvec_params_t p = {.struct_size = sizeof p,
+                      .qpos = qpos,
+                      .qvel = qvel,
+                      .n_pushes = 3,
+                      .push_steps = steps,
+                      .push_vel = vel,
+                      .noise_scale = 1.0};
   mdvec_params_t q = p;
   q.struct_size = 8;
   CHECK(mdvec_reset_with_params(h, 0, &q) == MDVEC_ERR_ARG);
-  q = p; q.n_pushes = 2;
+  q = p;
+  q.n_pushes = 2;
   CHECK(mdvec_reset_with_params(h, 0, &q) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "push"));
-  q = p; q.qpos = NULL;
+  q = p;
+  q.qpos = NULL;
   CHECK(mdvec_reset_with_params(h, 0, &q) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "qpos"));
   qvel[2] = NAN;
   CHECK(mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "qvel"));
@@ -141,9 +185,11 @@ static void test_handle_errors(void) {
   steps[2] = 250;
   CHECK(mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "push_steps"));
   steps[2] = 90;
-  q = p; q.latency = 3;
+  q = p;
+  q.latency = 3;
   CHECK(mdvec_reset_with_params(h, 0, &q) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "latency"));
-  q = p; q.init_noise = -1;
+  q = p;
+  q.init_noise = -1;
   CHECK(mdvec_reset_with_params(h, 0, &q) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "init_noise"));
   snap(h, &after);
   CHECK(!memcmp(before.obs, after.obs, sizeof before.obs));

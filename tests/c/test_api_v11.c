@@ -11,8 +11,8 @@
 #include "check.h"
 #include "mdvec.h"
 
-#define N 4
-#define NU 14
+#define N   4
+#define NU  14
 #define OBS 48
 
 /* Fixed actions in [-1.2, 1.2] for (step, env, actuator), float32 and their exact float64 widening
@@ -44,8 +44,8 @@ static int create(mdvec_t **out, const char *task, int n, int threads, int autor
 }
 
 /* Short episodes (5 steps) with one shove, so modes show within a few steps. */
-static const mdvec_option_t kShort[] = {{"episode_len", "5"}, {"push_window", "0,5"}, {"n_pushes", "1"},
-                                        {"init_noise", "0.01"}};
+static const mdvec_option_t kShort[] = {
+  {"episode_len", "5"}, {"push_window", "0,5"}, {"n_pushes", "1"}, {"init_noise", "0.01"}};
 
 static void test_catalogue(void) {
   CHECK(mdvec_task_count() >= 1);
@@ -58,7 +58,8 @@ static void test_catalogue(void) {
   for (int k = 0; k < n; k++) {
     mdvec_option_info_t o = {.struct_size = sizeof o};
     CHECK(mdvec_task_option("duck", k, &o) == MDVEC_OK && o.name && o.help);
-    if (!strcmp(o.name, "reward")) found += o.type == MDVEC_OPT_CHOICE && !strcmp(o.choices, "v1|v2") && !strcmp(o.def, "v2");
+    if (!strcmp(o.name, "reward"))
+      found += o.type == MDVEC_OPT_CHOICE && !strcmp(o.choices, "v1|v2") && !strcmp(o.def, "v2");
     if (!strcmp(o.name, "latency")) found += o.type == MDVEC_OPT_INT && o.lo == 0 && !strcmp(o.def, "0");
     if (!strcmp(o.name, "push_speed")) found += o.type == MDVEC_OPT_RANGE && !strcmp(o.def, "0.3,0.9");
   }
@@ -128,10 +129,19 @@ static void test_task_and_option_errors(void) {
   CHECK(create(&h, NULL, 1, 1, -1, 0, NULL, 0, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "autoreset"));
 
   /* Named options override the v1 fields; all of them parse. */
-  mdvec_option_t all[] = {{"substeps", "4"}, {"episode_len", "7"}, {"action_scale", "0.25"}, {"n_pushes", "2"},
-                          {"push_window", "1,6"}, {"push_speed", "0.1,inf"}, {"init_noise", "0.02"},
-                          {"latency", "2"}, {"sensor_noise", "True"}, {"reward", "v1"}, {"dr", "1"},
-                          {"variant", "backlash"}, {"model_path", NULL}};
+  mdvec_option_t all[] = {{"substeps", "4"},
+                          {"episode_len", "7"},
+                          {"action_scale", "0.25"},
+                          {"n_pushes", "2"},
+                          {"push_window", "1,6"},
+                          {"push_speed", "0.1,inf"},
+                          {"init_noise", "0.02"},
+                          {"latency", "2"},
+                          {"sensor_noise", "True"},
+                          {"reward", "v1"},
+                          {"dr", "1"},
+                          {"variant", "backlash"},
+                          {"model_path", NULL}};
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.episode_len = 100;
@@ -185,7 +195,9 @@ static void run_mode(int mode, int threads, frame_t *frames) {
   mdvec_destroy(h);
 }
 
-static int same_row(const float *a, const float *b, int i) { return !memcmp(a + i * OBS, b + i * OBS, OBS * sizeof(float)); }
+static int same_row(const float *a, const float *b, int i) {
+  return !memcmp(a + i * OBS, b + i * OBS, OBS * sizeof(float));
+}
 
 static void test_autoreset_modes(void) {
   static frame_t same[STEPS + 1], next[STEPS + 1], off[STEPS + 1], other[STEPS + 1];
@@ -197,12 +209,12 @@ static void test_autoreset_modes(void) {
     /* SAME_STEP: step 5 ends the episode and resets at once: final obs kept, first obs in obs. */
     CHECK(same[5].done[i] && same[5].trunc[i] && !same[5].term[i] && same[5].reset[i]);
     CHECK(!same_row(same[5].obs, same[5].final_obs, i));
-    CHECK(!same[4].reset[i] && !same[6].reset[i] && same[6].info[i] == 1.0);  /* t restarted */
+    CHECK(!same[4].reset[i] && !same[6].reset[i] && same[6].info[i] == 1.0); /* t restarted */
     /* NEXT_STEP: step 5 ends it and keeps the final obs; step 6 resets instead of stepping. */
     CHECK(next[5].done[i] && !next[5].reset[i] && same_row(next[5].obs, next[5].final_obs, i));
     CHECK(same_row(next[5].obs, same[5].final_obs, i) && next[5].reward[i] == same[5].reward[i]);
     CHECK(next[6].reset[i] && !next[6].done[i] && next[6].reward[i] == 0.0 && next[6].info[i] == 0.0);
-    CHECK(same_row(next[6].obs, same[5].obs, i));  /* the same first obs, from the same generator state */
+    CHECK(same_row(next[6].obs, same[5].obs, i)); /* the same first obs, from the same generator state */
     /* DISABLED: the episode goes on past its limit. */
     CHECK(off[5].done[i] && !off[6].reset[i] && off[6].info[i] == 6.0 && same_row(off[5].obs, same[5].final_obs, i));
   }
@@ -239,7 +251,7 @@ static void test_typed_steps(void) {
   CHECK(mdvec_step_typed(b, a32, 99) == MDVEC_ERR_ARG && strstr(mdvec_errmsg(b), "dtype"));
   CHECK(mdvec_step_typed(b, NULL, MDVEC_DTYPE_F32) == MDVEC_ERR_ARG);
   grab(b, &fb);
-  CHECK(!memcmp(&fa, &fb, sizeof fa));  /* refused calls changed nothing */
+  CHECK(!memcmp(&fa, &fb, sizeof fa)); /* refused calls changed nothing */
   mdvec_destroy(a);
   mdvec_destroy(b);
 }
@@ -321,12 +333,15 @@ static void test_state(void) {
 static void test_struct_sizes(void) {
   char err[512];
   mdvec_t *h = NULL;
-  union { mdvec_config_t c; unsigned char bytes[sizeof(mdvec_config_t) + 16]; } big;
+  union {
+    mdvec_config_t c;
+    unsigned char bytes[sizeof(mdvec_config_t) + 16];
+  } big;
   memset(&big, 0, sizeof big);
-  (mdvec_config_default)(&big.c);  /* the 1.0 function: fills the 1.0 layout only */
+  (mdvec_config_default)(&big.c); /* the 1.0 function: fills the 1.0 layout only */
   size_t v1 = big.c.struct_size;
   CHECK(v1 < sizeof(mdvec_config_t) && v1 == offsetof(mdvec_config_t, task));
-  big.c.task = "no such task";  /* beyond a 1.0 caller's struct: never read */
+  big.c.task = "no such task"; /* beyond a 1.0 caller's struct: never read */
   big.c.n_options = -3;
   CHECK(mdvec_create(&h, &big.c, err, sizeof err) == MDVEC_OK);
   mdvec_spec_t spec = {.struct_size = sizeof spec};
@@ -335,10 +350,10 @@ static void test_struct_sizes(void) {
   CHECK(mdvec_config_init(&big.c, sizeof big) == MDVEC_OK && big.c.struct_size == sizeof big && big.c.task == NULL);
   CHECK(mdvec_create(&h, &big.c, err, sizeof err) == MDVEC_OK);
   mdvec_destroy(h);
-  big.bytes[sizeof(mdvec_config_t) + 3] = 1;  /* a field this library does not know */
+  big.bytes[sizeof(mdvec_config_t) + 3] = 1; /* a field this library does not know */
   CHECK(mdvec_create(&h, &big.c, err, sizeof err) == MDVEC_ERR_ARG && strstr(err, "does not know") && !h);
   big.bytes[sizeof(mdvec_config_t) + 3] = 0;
-  big.c.struct_size = v1 + 8;  /* between layouts */
+  big.c.struct_size = v1 + 8; /* between layouts */
   CHECK(mdvec_create(&h, &big.c, err, sizeof err) == MDVEC_ERR_ARG && strstr(err, "struct_size"));
   CHECK(mdvec_config_init(&big.c, v1 + 8) == MDVEC_ERR_ARG && mdvec_config_init(NULL, sizeof big.c) == MDVEC_ERR_ARG);
   CHECK(mdvec_config_init(&big.c, v1) == MDVEC_OK && big.c.struct_size == v1);
@@ -362,7 +377,8 @@ static void test_dot_config(void) {
   char err[512];
   mdvec_t *h = NULL;
   CHECK(mdvec_task_flags(NULL) == 0 && mdvec_task_flags("duck") == 0 && mdvec_task_flags("nope") == MDVEC_ERR_ARG);
-  CHECK(mdvec_task_flags("Reacher-v5") == MDVEC_TASK_NUMPY_DOT && mdvec_task_flags("Swimmer-v5") == MDVEC_TASK_NUMPY_DOT);
+  CHECK(mdvec_task_flags("Reacher-v5") == MDVEC_TASK_NUMPY_DOT &&
+        mdvec_task_flags("Swimmer-v5") == MDVEC_TASK_NUMPY_DOT);
   CHECK(mdvec_task_flags("Hopper-v5") == 0 && mdvec_task_flags("HumanoidStandup-v5") == 0);
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
@@ -375,25 +391,29 @@ static void test_dot_config(void) {
   cfg.dot = MDVEC_DOT_CBLAS;
   CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "cfg.ddot, which is NULL"));
   cfg.dot = MDVEC_DOT_CBLAS64;
-  cfg.ddot = half_ddot;  /* the other pointer does not count */
+  cfg.ddot = half_ddot; /* the other pointer does not count */
   CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "cfg.ddot64, which is NULL"));
   cfg.ddot64 = plain_ddot64;
-  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK);  /* the duck takes a dot and never calls it */
+  CHECK(mdvec_create(&h, &cfg, err, sizeof err) == MDVEC_OK); /* the duck takes a dot and never calls it */
   CHECK(mdvec_reset(h) == MDVEC_OK && g_ddot_calls == 0);
   mdvec_destroy(h);
 
   /* a 1.1 caller's struct ends at on_error: accepted, the dot then PLAIN */
-  union { mdvec_config_t c; unsigned char bytes[sizeof(mdvec_config_t)]; } v11;
+  union {
+    mdvec_config_t c;
+    unsigned char bytes[sizeof(mdvec_config_t)];
+  } v11;
   CHECK(mdvec_config_init(&v11.c, offsetof(mdvec_config_t, dot)) == MDVEC_OK);
   CHECK(v11.c.struct_size == offsetof(mdvec_config_t, dot));
   memset(v11.bytes + offsetof(mdvec_config_t, dot), 0xff, sizeof v11 - offsetof(mdvec_config_t, dot));
-  CHECK(mdvec_create(&h, &v11.c, err, sizeof err) == MDVEC_OK);  /* bytes beyond its size: never read */
+  CHECK(mdvec_create(&h, &v11.c, err, sizeof err) == MDVEC_OK); /* bytes beyond its size: never read */
   mdvec_destroy(h);
 
   const char *assets = getenv("MDVEC_GYM_ASSETS");
   if (!assets || !assets[0]) {
-    printf("test_api_v11: Gymnasium's assets not given (MDVEC_GYM_ASSETS unset): the Reacher-v5 dot check "
-           "is skipped\n");
+    printf(
+      "test_api_v11: Gymnasium's assets not given (MDVEC_GYM_ASSETS unset): the Reacher-v5 dot check "
+      "is skipped\n");
     return;
   }
   char xml[4096];
@@ -401,7 +421,7 @@ static void test_dot_config(void) {
   const mdvec_option_t opts[] = {{"xml_file", xml}};
   mdvec_t *env[3] = {NULL, NULL, NULL};
   double obs[3][11], reward[3][2];
-  for (int k = 0; k < 3; k++) {  /* PLAIN; CBLAS64 calling a plain ddot; CBLAS calling half of it */
+  for (int k = 0; k < 3; k++) { /* PLAIN; CBLAS64 calling a plain ddot; CBLAS calling half of it */
     mdvec_config_default(&cfg);
     cfg.task = "Reacher-v5", cfg.num_envs = 2, cfg.threads = 2, cfg.seed = 3, cfg.options = opts, cfg.n_options = 1;
     cfg.dot = k == 0 ? MDVEC_DOT_PLAIN : k == 1 ? MDVEC_DOT_CBLAS64 : MDVEC_DOT_CBLAS;
@@ -410,7 +430,7 @@ static void test_dot_config(void) {
     if (!env[k]) return;
     g_ddot_calls = 0;
     CHECK(mdvec_reset(env[k]) == MDVEC_OK);
-    CHECK(k == 0 ? g_ddot_calls == 0 : g_ddot_calls >= 2);  /* the goal's rejection sampling, per env */
+    CHECK(k == 0 ? g_ddot_calls == 0 : g_ddot_calls >= 2); /* the goal's rejection sampling, per env */
     double a[4] = {0.5, -0.25, 1.0, 0.125};
     CHECK(mdvec_step(env[k], a) == MDVEC_OK);
     memcpy(obs[k], mdvec_obs_data(env[k]), sizeof obs[k]);
@@ -418,7 +438,7 @@ static void test_dot_config(void) {
     mdvec_destroy(env[k]);
   }
   CHECK(!memcmp(obs[0], obs[1], sizeof obs[0]) && !memcmp(reward[0], reward[1], sizeof reward[0]));
-  CHECK(memcmp(reward[0], reward[2], sizeof reward[0]) != 0);  /* the caller's ddot is the one used */
+  CHECK(memcmp(reward[0], reward[2], sizeof reward[0]) != 0); /* the caller's ddot is the one used */
 }
 
 /* Actions at an address misaligned for their type are refused (UBSan flagged the loads), nothing stepped. */
@@ -428,7 +448,10 @@ static void test_unaligned_actions_refused(void) {
   CHECK(create(&h, NULL, 2, 1, MDVEC_AUTORESET_SAME_STEP, 1, NULL, 0, err, sizeof err) == MDVEC_OK);
   if (!h) return;
   CHECK(mdvec_reset(h) == MDVEC_OK);
-  static union { double d[2 * NU + 1]; unsigned char b[(2 * NU + 1) * sizeof(double)]; } buf;
+  static union {
+    double d[2 * NU + 1];
+    unsigned char b[(2 * NU + 1) * sizeof(double)];
+  } buf;
   CHECK(mdvec_step_typed(h, buf.b + 1, MDVEC_DTYPE_F64) == MDVEC_ERR_ARG && strstr(mdvec_errmsg(h), "aligned"));
   CHECK(mdvec_step_typed(h, buf.b + 2, MDVEC_DTYPE_F32) == MDVEC_ERR_ARG);
   CHECK(mdvec_step_typed(h, buf.b + 4, MDVEC_DTYPE_F32) == MDVEC_OK && mdvec_step(h, buf.d) == MDVEC_OK);

@@ -16,7 +16,8 @@ static mdvec_t *open_task(const char *task, ...) {
   int n = 0;
   va_list ap;
   va_start(ap, task);
-  for (const char *name; n < 8 && (name = va_arg(ap, const char *));) opts[n++] = (mdvec_option_t){name, va_arg(ap, const char *)};
+  for (const char *name; n < 8 && (name = va_arg(ap, const char *));)
+    opts[n++] = (mdvec_option_t){name, va_arg(ap, const char *)};
   va_end(ap);
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
@@ -73,7 +74,7 @@ static void test_meta_keys(void) {
       const char *other = mdvec_task_meta(mdvec_task_name(j), "id");
       CHECK_THAT(WHAT("%s and %s: distinct ids", task, mdvec_task_name(j)), other && strcmp(id, other));
     }
-    if (ref && !strchr(ref, ':')) {  /* a Gymnasium id: mdvec registers it under mdvec/ with its name */
+    if (ref && !strchr(ref, ':')) { /* a Gymnasium id: mdvec registers it under mdvec/ with its name */
       CHECK_THAT(WHAT("%s: id mdvec/<reference>", task), id && !strcmp(id + 6, ref) && !strcmp(ref, task));
     }
     const char *thr = mdvec_task_meta(task, "reward_threshold");
@@ -90,8 +91,10 @@ static void test_meta_keys(void) {
       for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         mdvec_option_info_t o;
         int is_option = find_option(task, w, &o);
-        if (l == 0) CHECK_THAT(WHAT("%s: index option %s is a string option", task, w), is_option && o.type == MDVEC_OPT_STRING);
-        else CHECK_THAT(WHAT("%s: render keyword %s is not an option", task, w), !is_option);
+        if (l == 0)
+          CHECK_THAT(WHAT("%s: index option %s is a string option", task, w), is_option && o.type == MDVEC_OPT_STRING);
+        else
+          CHECK_THAT(WHAT("%s: render keyword %s is not an option", task, w), !is_option);
       }
     }
   }
@@ -116,7 +119,8 @@ static void test_duck_spec_and_kinds(void) {
   mdvec_spec_t s11;
   memset(&s11, 0xAB, sizeof s11);
   s11.struct_size = old_spec;
-  CHECK(mdvec_spec(h, &s11) == MDVEC_OK && s11.struct_size == old_spec && s11.num_envs == 1 && s11.obs_dim == sp.obs_dim);
+  CHECK(mdvec_spec(h, &s11) == MDVEC_OK && s11.struct_size == old_spec && s11.num_envs == 1 &&
+        s11.obs_dim == sp.obs_dim);
   mdvec_spec_t untouched;
   memset(&untouched, 0xAB, sizeof untouched);
   CHECK(!memcmp(&s11.dt, &untouched.dt, sizeof s11.dt) && s11.reward_kind == untouched.reward_kind);
@@ -128,7 +132,8 @@ static void test_duck_spec_and_kinds(void) {
   memset(&f_untouched, 0xCD, sizeof f_untouched);
   CHECK(f11.kind == f_untouched.kind);
   mdvec_spec_t bad = {.struct_size = old_spec + sizeof(double)};
-  CHECK(mdvec_spec(h, &bad) == MDVEC_ERR_ARG && mdvec_spec(h, &(mdvec_spec_t){.struct_size = old_spec - 1}) == MDVEC_ERR_ARG);
+  CHECK(mdvec_spec(h, &bad) == MDVEC_ERR_ARG &&
+        mdvec_spec(h, &(mdvec_spec_t){.struct_size = old_spec - 1}) == MDVEC_ERR_ARG);
   CHECK(mdvec_info_field(h, 0, &(mdvec_field_t){.struct_size = old_field - 1}) == MDVEC_ERR_ARG);
   CHECK(mdvec_spec(h, NULL) == MDVEC_ERR_ARG && mdvec_info_field(h, 0, NULL) == MDVEC_ERR_ARG);
   CHECK(mdvec_spec(NULL, &sp) == MDVEC_ERR_ARG);

@@ -20,16 +20,16 @@
 
 #include "check.h"
 #include "mdvec.h"
-#include "options.h"  /* mdv_options_resolve: a hole in an option table */
-#include "task.h"     /* mdv_spec_check, mdv_tasks */
+#include "options.h" /* mdv_options_resolve: a hole in an option table */
+#include "task.h"    /* mdv_spec_check, mdv_tasks */
 
-#define N 5          /* an odd number of envs: thread blocks of unequal size */
-#define STEPS 40     /* steps per run: enough for short episodes to end (max_episode_steps below) */
-#define MAX_ACT 64   /* actions per env the test allocates for */
+#define N       5  /* an odd number of envs: thread blocks of unequal size */
+#define STEPS   40 /* steps per run: enough for short episodes to end (max_episode_steps below) */
+#define MAX_ACT 64 /* actions per env the test allocates for */
 
 typedef struct {
   const char *task;
-  char xml[4096];              /* the xml_file option's value ("" when the task has none) */
+  char xml[4096]; /* the xml_file option's value ("" when the task has none) */
   mdvec_option_t opts[8];
   int n_opts;
 } task_setup;
@@ -118,12 +118,13 @@ static void check_spec(const task_setup *s, const mdvec_t *h) {
   mdvec_spec_t sp = {.struct_size = sizeof sp};
   CHECK_THAT(WHAT("%s: spec", s->task), mdvec_spec(h, &sp) == MDVEC_OK && !strcmp(sp.task, s->task));
   CHECK_THAT(WHAT("%s: sizes", s->task), sp.obs_dim > 0 && sp.obs_dim <= 512 && sp.act_dim > 0 &&
-             sp.act_dim <= MAX_ACT && sp.n_info >= 0 && sp.n_info <= 256 && sp.nq > 0 && sp.nv > 0 &&
-             sp.max_episode_steps >= 0 && sp.num_envs == N);
+                                           sp.act_dim <= MAX_ACT && sp.n_info >= 0 && sp.n_info <= 256 && sp.nq > 0 &&
+                                           sp.nv > 0 && sp.max_episode_steps >= 0 && sp.num_envs == N);
   CHECK_THAT(WHAT("%s: obs dtype", s->task), sp.obs_dtype == MDVEC_DTYPE_F32 || sp.obs_dtype == MDVEC_DTYPE_F64);
   CHECK_THAT(WHAT("%s: dt %g positive and finite", s->task, sp.dt), sp.dt > 0 && isfinite(sp.dt));
-  CHECK_THAT(WHAT("%s: reward kind %d", s->task, sp.reward_kind),
-             sp.reward_kind == MDVEC_KIND_FLOAT || sp.reward_kind == MDVEC_KIND_NUMPY || sp.reward_kind == MDVEC_KIND_INT);
+  CHECK_THAT(WHAT("%s: reward kind %d", s->task, sp.reward_kind), sp.reward_kind == MDVEC_KIND_FLOAT ||
+                                                                    sp.reward_kind == MDVEC_KIND_NUMPY ||
+                                                                    sp.reward_kind == MDVEC_KIND_INT);
   CHECK_THAT(WHAT("%s: an id", s->task), mdvec_task_meta(s->task, "id") != NULL);
   const double *lo = mdvec_action_low(h), *hi = mdvec_action_high(h);
   int ordered = lo && hi;
@@ -133,8 +134,9 @@ static void check_spec(const task_setup *s, const mdvec_t *h) {
     mdvec_field_t f = {.struct_size = sizeof f};
     int ok = mdvec_info_field(h, k, &f) == MDVEC_OK && f.name && f.name[0] &&
              (f.dtype == MDVEC_DTYPE_F64 || f.dtype == MDVEC_DTYPE_I64 || f.dtype == MDVEC_DTYPE_BOOL ||
-              f.dtype == MDVEC_DTYPE_ACTION) && f.when > 0 && !(f.when & ~(MDVEC_INFO_STEP | MDVEC_INFO_RESET)) &&
-             (f.dtype == MDVEC_DTYPE_BOOL ? f.kind == MDVEC_KIND_BOOL
+              f.dtype == MDVEC_DTYPE_ACTION) &&
+             f.when > 0 && !(f.when & ~(MDVEC_INFO_STEP | MDVEC_INFO_RESET)) &&
+             (f.dtype == MDVEC_DTYPE_BOOL  ? f.kind == MDVEC_KIND_BOOL
               : f.dtype == MDVEC_DTYPE_I64 ? f.kind == MDVEC_KIND_INT
                                            : f.kind == MDVEC_KIND_FLOAT || f.kind == MDVEC_KIND_NUMPY);
     for (int j = 0; ok && j < k; j++) {
@@ -209,7 +211,7 @@ static void check_autoreset_modes(const task_setup *s) {
         if (modes[m] == MDVEC_AUTORESET_SAME_STEP) ok &= r->reset == done;
         if (modes[m] == MDVEC_AUTORESET_NEXT_STEP) {
           ok &= r->reset == was_done;
-          if (was_done) ok &= r->reward == 0.0 && !done;  /* the reset step: no reward, not finished */
+          if (was_done) ok &= r->reward == 0.0 && !done; /* the reset step: no reward, not finished */
         }
       }
     CHECK_THAT(WHAT("%s: autoreset mode %d keeps its contract (%d episodes ended)", s->task, modes[m], ended),
@@ -283,20 +285,22 @@ static void check_option_bounds(const task_setup *s) {
     mdvec_option_info_t o = {.struct_size = sizeof o};
     if (mdvec_task_option(s->task, j, &o) != MDVEC_OK) continue;
     int integer = o.type == MDVEC_OPT_INT || o.type == MDVEC_OPT_IRANGE;
-    if (o.type != MDVEC_OPT_INT && o.type != MDVEC_OPT_DOUBLE && o.type != MDVEC_OPT_RANGE && o.type != MDVEC_OPT_IRANGE)
+    if (o.type != MDVEC_OPT_INT && o.type != MDVEC_OPT_DOUBLE && o.type != MDVEC_OPT_RANGE &&
+        o.type != MDVEC_OPT_IRANGE)
       continue;
     for (int side = 0; side < 2; side++) {
       double bound = side ? o.hi : o.lo;
       if (!isfinite(bound) || fabs(bound) > 1e15) continue;
-      double beyond = side ? (integer ? floor(bound) + 1 : bound + fmax(1.0, fabs(bound))) :
-                             (integer ? ceil(bound) - 1 : bound - fmax(1.0, fabs(bound)));
+      double beyond = side ? (integer ? floor(bound) + 1 : bound + fmax(1.0, fabs(bound)))
+                           : (integer ? ceil(bound) - 1 : bound - fmax(1.0, fabs(bound)));
       char value[128];
       if (o.type == MDVEC_OPT_RANGE || o.type == MDVEC_OPT_IRANGE)
-        snprintf(value, sizeof value, integer ? "%.0f,%.0f" : "%.17g,%.17g", side ? o.lo : beyond, side ? beyond : o.hi);
+        snprintf(value, sizeof value, integer ? "%.0f,%.0f" : "%.17g,%.17g", side ? o.lo : beyond,
+                 side ? beyond : o.hi);
       else
         snprintf(value, sizeof value, integer ? "%.0f" : "%.17g", beyond);
       task_setup t = *s;
-      if (s->xml[0]) set_option(&t, "xml_file", t.xml);  /* the copy's own path buffer */
+      if (s->xml[0]) set_option(&t, "xml_file", t.xml); /* the copy's own path buffer */
       set_option(&t, o.name, value);
       char err[1024] = "";
       mdvec_t *h;
@@ -313,26 +317,39 @@ static void check_option_bounds(const task_setup *s) {
 /* mdv_spec_check: a well-formed spec passes; each malformed field is refused naming the task and field. */
 static void check_spec_validation(void) {
   static const double lo[2] = {-1, -1}, hi[2] = {1, 1}, bad_hi[2] = {1, -2};
-  static const mdv_field info[2] = {{"a", MDVEC_DTYPE_F64, MDVEC_INFO_STEP}, {"b", MDVEC_DTYPE_ACTION, MDVEC_INFO_RESET}};
-  const mdv_spec good = {.obs_dim = 3, .obs_dtype = MDVEC_DTYPE_F64, .act_dim = 2, .act_low = lo, .act_high = hi,
-                         .n_info = 2, .info = info, .max_episode_steps = 10, .nq = 1, .nv = 1, .nbody = 2,
-                         .env_size = 64, .dt = 0.01};
+  static const mdv_field info[2] = {{"a", MDVEC_DTYPE_F64, MDVEC_INFO_STEP},
+                                    {"b", MDVEC_DTYPE_ACTION, MDVEC_INFO_RESET}};
+  const mdv_spec good = {.obs_dim = 3,
+                         .obs_dtype = MDVEC_DTYPE_F64,
+                         .act_dim = 2,
+                         .act_low = lo,
+                         .act_high = hi,
+                         .n_info = 2,
+                         .info = info,
+                         .max_episode_steps = 10,
+                         .nq = 1,
+                         .nv = 1,
+                         .nbody = 2,
+                         .env_size = 64,
+                         .dt = 0.01};
   char msg[256];
   CHECK(mdv_spec_check("t", &good, msg, sizeof msg) == MDVEC_OK);
-  struct { const char *field; mdv_spec spec; } bad[] = {
-    {"obs_dtype", good}, {"obs_dim", good}, {"act_low", good}, {"n_info", good}, {"env_size", good}, {"nq", good},
-    {"dt", good}};
-  bad[0].spec.obs_dtype = 0;  /* the bug that once sized float64 observations as float32 */
+  struct {
+    const char *field;
+    mdv_spec spec;
+  } bad[] = {{"obs_dtype", good}, {"obs_dim", good}, {"act_low", good}, {"n_info", good},
+             {"env_size", good},  {"nq", good},      {"dt", good}};
+  bad[0].spec.obs_dtype = 0; /* the bug that once sized float64 observations as float32 */
   bad[1].spec.obs_dim = 0;
   bad[2].spec.act_high = bad_hi;
   bad[3].spec.info = NULL;
   bad[4].spec.env_size = 0;
   bad[5].spec.nq = 0;
-  bad[6].spec.dt = 0.0;  /* a task that forgot it: render rates would divide by zero */
+  bad[6].spec.dt = 0.0; /* a task that forgot it: render rates would divide by zero */
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
     CHECK_THAT(WHAT("a spec with a bad %s refused naming it", bad[k].field),
-               mdv_spec_check("mytask", &bad[k].spec, msg, sizeof msg) == MDVEC_ERR_MODEL &&
-               strstr(msg, "mytask") && strstr(msg, bad[k].field));
+               mdv_spec_check("mytask", &bad[k].spec, msg, sizeof msg) == MDVEC_ERR_MODEL && strstr(msg, "mytask") &&
+                 strstr(msg, bad[k].field));
 }
 
 /* An option table with a hole (an enum index given no entry) is refused naming the task; every registered
@@ -341,7 +358,7 @@ static void check_option_tables(void) {
   enum { A, B, C, N_OPT };
   static const mdv_option_decl holey[N_OPT] = {
     [A] = {"a", MDVEC_OPT_INT, "1", 0, 10, NULL, "a"},
-    [C] = {"c", MDVEC_OPT_INT, "1", 0, 10, NULL, "c"},  /* [B] forgotten */
+    [C] = {"c", MDVEC_OPT_INT, "1", 0, 10, NULL, "c"}, /* [B] forgotten */
   };
   const mdv_task t = {.name = "holeytask", .options = holey, .n_options = N_OPT};
   mdv_value v[N_OPT];
@@ -349,7 +366,7 @@ static void check_option_tables(void) {
   char msg[256] = "";
   CHECK_THAT(WHAT("a hole in an option table refused naming the task and the index (%s)", msg),
              mdv_options_resolve(&t, NULL, NULL, 0, v, msg, sizeof msg) == MDVEC_ERR_MODEL &&
-             strstr(msg, "holeytask") && strstr(msg, "option 1 of 3"));
+               strstr(msg, "holeytask") && strstr(msg, "option 1 of 3"));
   for (const mdv_task *const *r = mdv_tasks; *r; r++)
     for (int k = 0; k < (*r)->n_options; k++)
       CHECK_THAT(WHAT("%s: option %d named", (*r)->name, k), (*r)->options[k].name != NULL);
@@ -362,8 +379,10 @@ int main(void) {
   for (int k = 0; k < mdvec_task_count(); k++) {
     task_setup s;
     if (setup(k, &s)) {
-      printf("test_conformance: %s skipped: its model is in Gymnasium's assets and MDVEC_GYM_ASSETS is unset "
-             "(gymnasium not installed)\n", mdvec_task_name(k));
+      printf(
+        "test_conformance: %s skipped: its model is in Gymnasium's assets and MDVEC_GYM_ASSETS is unset "
+        "(gymnasium not installed)\n",
+        mdvec_task_name(k));
       continue;
     }
     char err[1024];

@@ -9,7 +9,7 @@
 #include "tasks/duck.h"
 
 #define N_ENVS 8
-#define STEPS 300
+#define STEPS  300
 
 /* A fixed pseudo-random action in [-1.2, 1.2] for (step, env, actuator). */
 static double action_at(int step, int env, int k) {
@@ -30,13 +30,13 @@ static mdvec_config_t task_config(int num_envs, int threads) {
   cfg.sensor_noise = 1;
   cfg.init_noise = 0.02;
   cfg.latency = 1;
-  cfg.episode_len = 120;  /* 300 steps cross two autoresets */
+  cfg.episode_len = 120; /* 300 steps cross two autoresets */
   cfg.push_window[0] = 10;
   cfg.push_window[1] = 110;
   return cfg;
 }
 
-typedef struct {  /* every output buffer of every step, concatenated */
+typedef struct { /* every output buffer of every step, concatenated */
   float *obs, *terminal;
   double *reward, *info;
   uint8_t *done;
@@ -94,8 +94,7 @@ static int traces_equal(const trace_t *a, const trace_t *b, int obs_dim, int n_i
   size_t ob = (size_t)N_ENVS * obs_dim;
   return !memcmp(a->obs, b->obs, (STEPS + 1) * ob * sizeof(float)) &&
          !memcmp(a->terminal, b->terminal, STEPS * ob * sizeof(float)) &&
-         !memcmp(a->reward, b->reward, STEPS * N_ENVS * sizeof(double)) &&
-         !memcmp(a->done, b->done, STEPS * N_ENVS) &&
+         !memcmp(a->reward, b->reward, STEPS * N_ENVS * sizeof(double)) && !memcmp(a->done, b->done, STEPS * N_ENVS) &&
          !memcmp(a->info, b->info, (size_t)STEPS * N_ENVS * n_info * sizeof(double));
 }
 
@@ -110,7 +109,7 @@ static void test_thread_independence(void) {
   CHECK(traces_equal(&t1, &t4, obs_dim, n_info));
   int dones = 0;
   for (int k = 0; k < STEPS * N_ENVS; k++) dones += t1.done[k];
-  CHECK(dones == 2 * N_ENVS);  /* both autoresets happened */
+  CHECK(dones == 2 * N_ENVS); /* both autoresets happened */
   trace_free(&t1);
   trace_free(&t2);
   trace_free(&t4);
@@ -190,7 +189,7 @@ static void test_dr_restore_and_isolation(void) {
   CHECK(!dr_fields_equal(a.m, b.m));            /* each env has its own factors */
   CHECK(dr_fields_equal(sh->tm.m, proto_copy)); /* the prototype is untouched */
   mdv_duck_dr_restore(a.m, sh->tm.m);
-  CHECK(dr_fields_equal(a.m, sh->tm.m));        /* restore is exact after 100 episodes */
+  CHECK(dr_fields_equal(a.m, sh->tm.m)); /* restore is exact after 100 episodes */
   CHECK(a.m->body_mass[1] == sh->tm.m->body_mass[1]);
   mj_deleteModel(proto_copy);
   t->env_free(&a);

@@ -24,7 +24,7 @@
 #define GB (1024.0 * 1024.0 * 1024.0)
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1  /* the sanitizers reserve terabytes of address space: no RLIMIT_AS scenarios */
+#define SANITIZED 1 /* the sanitizers reserve terabytes of address space: no RLIMIT_AS scenarios */
 #else
 #define SANITIZED 0
 #endif
@@ -38,11 +38,11 @@ static double now(void) {
 /*---------------------------------- Running a scenario in a child ---------------------------------*/
 
 typedef struct {
-  int ran;          /* the child reported back (it did not die or exit early) */
-  int status;       /* its wait status */
-  int code;         /* what the scenario returned */
-  double seconds;   /* how long the scenario took */
-  char msg[1024];   /* the scenario's message */
+  int ran;        /* the child reported back (it did not die or exit early) */
+  int status;     /* its wait status */
+  int code;       /* what the scenario returned */
+  double seconds; /* how long the scenario took */
+  char msg[1024]; /* the scenario's message */
 } outcome;
 
 typedef int (*scenario)(const void *arg, char *msg, size_t n);
@@ -60,8 +60,8 @@ static outcome in_child(double limit, scenario fn, const void *arg, int *stray) 
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    alarm(120);  /* a scenario that hangs (before a fix) is killed, not waited for */
-    mallopt(M_PERTURB, 0);  /* meson's MALLOC_PERTURB_ would write every byte of a 3 GB arena */
+    alarm(120);            /* a scenario that hangs (before a fix) is killed, not waited for */
+    mallopt(M_PERTURB, 0); /* meson's MALLOC_PERTURB_ would write every byte of a 3 GB arena */
     if (chdir(dir)) _exit(90);
     if (limit > 0) {
       struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
@@ -108,22 +108,34 @@ static int create_edited(const void *arg, char *msg, size_t n) {
   return code;
 }
 
-static outcome create_in_child(double limit, edit_fn edit) { return in_child(limit, create_edited, &edit, NULL); }
+static outcome create_in_child(double limit, edit_fn edit) {
+  return in_child(limit, create_edited, &edit, NULL);
+}
 
 /*---------------------------------- 1. Sizes ------------------------------------------------------*/
 
-static void huge_latency(mdvec_config_t *c) { c->episode_len = 1000000000; c->latency = 100000000; }
-static void v1_overflow_latency(mdvec_config_t *c) { c->num_envs = 4; c->threads = 2; c->latency = 306783379; }
+static void huge_latency(mdvec_config_t *c) {
+  c->episode_len = 1000000000;
+  c->latency = 100000000;
+}
+static void v1_overflow_latency(mdvec_config_t *c) {
+  c->num_envs = 4;
+  c->threads = 2;
+  c->latency = 306783379;
+}
 static void huge_pushes(mdvec_config_t *c) {
   c->episode_len = 1000000000;
   c->push_window[0] = 0;
   c->push_window[1] = 1000000000;
   c->n_pushes = 1000000;
 }
-static void huge_num_envs(mdvec_config_t *c) { c->num_envs = 1000000; c->threads = 1; }
+static void huge_num_envs(mdvec_config_t *c) {
+  c->num_envs = 1000000;
+  c->threads = 1;
+}
 
 static void test_sizes_are_bounded(void) {
-  double limit = SANITIZED ? 0 : 2 * GB;  /* the limit guards the machine when these were accepted */
+  double limit = SANITIZED ? 0 : 2 * GB; /* the limit guards the machine when these were accepted */
   outcome o = create_in_child(limit, huge_latency);
   CHECK_THAT("latency 1e8: refused as a config error", o.ran && o.code == MDVEC_ERR_CONFIG && strstr(o.msg, "latency"));
   o = create_in_child(limit, v1_overflow_latency);
@@ -133,12 +145,16 @@ static void test_sizes_are_bounded(void) {
   if (SANITIZED) return;
   o = create_in_child(4 * GB, huge_num_envs);
   CHECK_THAT("1e6 envs: NOMEM naming num_envs", o.ran && o.code == MDVEC_ERR_NOMEM && strstr(o.msg, "num_envs"));
-  if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  1e6 envs: status %d code %d: %s\n", o.status, o.code, o.msg);
+  if (!o.ran || o.code != MDVEC_ERR_NOMEM)
+    fprintf(stderr, "  1e6 envs: status %d code %d: %s\n", o.status, o.code, o.msg);
 }
 
 /*---------------------------------- 2. Out of memory ----------------------------------------------*/
 
-typedef struct { const char *path; int num_envs, threads; } model_run;
+typedef struct {
+  const char *path;
+  int num_envs, threads;
+} model_run;
 
 /* Create (and destroy) num_envs envs of a model file; return the code, message in msg. */
 static int create_model(const void *arg, char *msg, size_t n) {
@@ -174,19 +190,18 @@ static int create_threads_without_stacks(const void *arg, char *msg, size_t n) {
   return create_model(arg, msg, n);
 }
 
-
 static void test_out_of_memory_is_an_error(void) {
   char path[256];
   CHECK(check_duck_with_memory("3G", path, sizeof path) != NULL);
   model_run big = {path, 4, 1};
   if (!SANITIZED) {
     int stray = 0;
-    outcome o = in_child(8 * GB, create_model, &big, &stray);  /* the repro: 4 x 3 GB under 8 GB */
+    outcome o = in_child(8 * GB, create_model, &big, &stray); /* the repro: 4 x 3 GB under 8 GB */
     CHECK_THAT("3G arenas x 4 under 8 GB: NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM);
     printf("  %s\n", o.msg);
     CHECK_THAT("3G arenas x 4 under 8 GB: no MUJOCO_LOG.TXT", !stray);
     if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
-    o = in_child(5 * GB, create_model, &big, &stray);  /* the second env's arena fails inside create */
+    o = in_child(5 * GB, create_model, &big, &stray); /* the second env's arena fails inside create */
     CHECK_THAT("3G arenas x 4 under 5 GB: NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM);
     printf("  %s\n", o.msg);
     if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
@@ -242,7 +257,7 @@ static void test_fork_child_refused(void) {
   CHECK_THAT("forked child: step refused", o.ran && o.code == MDVEC_ERR_STATE && strstr(o.msg, "another process"));
   CHECK_THAT("forked child: destroy returned", o.ran && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
   if (!o.ran || o.code != MDVEC_ERR_STATE) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
-  static double actions[4 * NU];  /* make(4, ...): 4 envs */
+  static double actions[4 * NU]; /* make(4, ...): 4 envs */
   CHECK_THAT("parent: still steps", mdvec_step(h, actions) == MDVEC_OK);
   mdvec_destroy(h);
 }
@@ -301,7 +316,11 @@ static void test_concurrent_calls_refused(void) {
 /* mdvec_destroy from one thread while another steps (a long step: 2 envs of 2000 substeps): destroy waits
  * for the step, which returns MDVEC_OK; before the fix destroy freed the envs under it (ASan:
  * heap-use-after-free in mj_step; without ASan a crash, which in_child reports). */
-typedef struct { mdvec_t *h; atomic_int started, done; int code; } long_stepper;
+typedef struct {
+  mdvec_t *h;
+  atomic_int started, done;
+  int code;
+} long_stepper;
 
 static void *step_long(void *arg) {
   long_stepper *s = arg;
@@ -317,7 +336,7 @@ static int destroy_while_stepping(const void *arg, char *msg, size_t n) {
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.num_envs = 2;
-  cfg.threads = 1;  /* the caller steps every env: no worker join to delay the free */
+  cfg.threads = 1; /* the caller steps every env: no worker join to delay the free */
   const mdvec_option_t opts[] = {{"substeps", "2000"}};
   cfg.options = opts;
   cfg.n_options = 1;
@@ -327,7 +346,7 @@ static int destroy_while_stepping(const void *arg, char *msg, size_t n) {
   pthread_t t;
   pthread_create(&t, NULL, step_long, &s);
   while (!atomic_load(&s.started)) sched_yield();
-  const struct timespec pause = {0, 20 * 1000 * 1000};  /* the step has begun (it lasts ~100 ms) */
+  const struct timespec pause = {0, 20 * 1000 * 1000}; /* the step has begun (it lasts ~100 ms) */
   nanosleep(&pause, NULL);
   int running = !atomic_load(&s.done);
   mdvec_destroy(s.h);
@@ -346,7 +365,11 @@ static void test_destroy_waits_for_a_running_call(void) {
   if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
 }
 
-typedef struct { const char *model_path; int code; char err[512]; } creation;
+typedef struct {
+  const char *model_path;
+  int code;
+  char err[512];
+} creation;
 
 static void *create_step_destroy(void *arg) {
   creation *c = arg;
@@ -385,15 +408,15 @@ static void test_create_from_threads(void) {
 
 /*---------------------------------- 5. A physics error in one env ---------------------------------*/
 
-#define EN 8
+#define EN  8
 #define OBS (6 + 3 * NU)
 
-typedef struct {            /* one run up to (and including) the first step where an env raised an error */
+typedef struct { /* one run up to (and including) the first step where an env raised an error */
   mdvec_t *h;
-  int code;                 /* what that step returned */
-  int steps;                /* steps taken, that one included */
-  int env;                  /* the first env with its error flag set */
-  float obs_before[EN * OBS];  /* obs rows before that step */
+  int code;                   /* what that step returned */
+  int steps;                  /* steps taken, that one included */
+  int env;                    /* the first env with its error flag set */
+  float obs_before[EN * OBS]; /* obs rows before that step */
 } error_run;
 
 static error_run run_to_error(const char *path, int autoreset, int on_error) {
@@ -419,7 +442,8 @@ static error_run run_to_error(const char *path, int autoreset, int on_error) {
   for (r.steps = 1; r.steps <= 100; r.steps++) {
     memcpy(r.obs_before, mdvec_obs(r.h), sizeof r.obs_before);
     r.code = mdvec_step(r.h, actions);
-    for (int i = 0; i < EN && r.env < 0; i++) if (mdvec_error_flags(r.h)[i]) r.env = i;
+    for (int i = 0; i < EN && r.env < 0; i++)
+      if (mdvec_error_flags(r.h)[i]) r.env = i;
     if (r.env >= 0 || r.code != MDVEC_OK) break;
   }
   return r;
@@ -435,20 +459,24 @@ static int same_results(const mdvec_t *a, const mdvec_t *b, int j) {
 
 static void test_physics_error_ends_one_episode(void) {
   char path[256];
-  CHECK(check_duck_with_memory("40K", path, sizeof path) != NULL);  /* enough to stand, not for some falls */
+  CHECK(check_duck_with_memory("40K", path, sizeof path) != NULL); /* enough to stand, not for some falls */
   static double actions[EN * NU];
 
   error_run raise = run_to_error(path, MDVEC_AUTORESET_SAME_STEP, MDVEC_ON_ERROR_RAISE);
   int i = raise.env;
   CHECK_THAT("raise: an env fails within 100 steps", i >= 0 && raise.code == MDVEC_ERR_PHYSICS);
-  if (i < 0 || raise.code != MDVEC_ERR_PHYSICS) fprintf(stderr, "  env %d code %d steps %d: %s\n", i, raise.code, raise.steps, raise.h ? mdvec_errmsg(raise.h) : "");
+  if (i < 0 || raise.code != MDVEC_ERR_PHYSICS)
+    fprintf(stderr, "  env %d code %d steps %d: %s\n", i, raise.code, raise.steps,
+            raise.h ? mdvec_errmsg(raise.h) : "");
   if (i < 0) return;
-  CHECK_THAT("raise: error count", mdvec_error_count(raise.h) == 1 && strstr(mdvec_env_error(raise.h, i), "mj_stackAlloc"));
+  CHECK_THAT("raise: error count",
+             mdvec_error_count(raise.h) == 1 && strstr(mdvec_env_error(raise.h, i), "mj_stackAlloc"));
   CHECK_THAT("raise: next step refused", mdvec_step(raise.h, actions) == MDVEC_ERR_STATE);
 
   for (int mode = 0; mode < 3; mode++) {
-    int autoreset = mode == 0 ? MDVEC_AUTORESET_SAME_STEP : mode == 1 ? MDVEC_AUTORESET_NEXT_STEP
-                                                                    : MDVEC_AUTORESET_DISABLED;
+    int autoreset = mode == 0   ? MDVEC_AUTORESET_SAME_STEP
+                    : mode == 1 ? MDVEC_AUTORESET_NEXT_STEP
+                                : MDVEC_AUTORESET_DISABLED;
     const char *name = mode == 0 ? "same_step" : mode == 1 ? "next_step" : "disabled";
     error_run r = run_to_error(path, autoreset, MDVEC_ON_ERROR_END_EPISODE);
     mdvec_t *h = r.h;
@@ -458,25 +486,28 @@ static void test_physics_error_ends_one_episode(void) {
     const double *info = mdvec_info(h);
     int zeros = 1;
     for (int k = 0; k < 13; k++) zeros = zeros && info[k * EN + i] == 0.0;
-    CHECK_THAT(WHAT("%s: episode ended: truncated, reward 0, info 0", name),
-               mdvec_done(h)[i] && mdvec_truncated(h)[i] && !mdvec_terminated(h)[i] && mdvec_reward(h)[i] == 0.0 && zeros);
+    CHECK_THAT(
+      WHAT("%s: episode ended: truncated, reward 0, info 0", name),
+      mdvec_done(h)[i] && mdvec_truncated(h)[i] && !mdvec_terminated(h)[i] && mdvec_reward(h)[i] == 0.0 && zeros);
     CHECK_THAT(WHAT("%s: final obs is the last good obs", name),
                !memcmp(mdvec_terminal_obs(h) + i * OBS, r.obs_before + i * OBS, OBS * sizeof(float)));
     CHECK_THAT(WHAT("%s: counted, message kept", name),
                mdvec_error_count(h) == 1 && strstr(mdvec_env_error(h, i), "mj_stackAlloc"));
     int healthy = 1;
-    for (int j = 0; j < EN; j++) healthy = healthy && (j == i || (same_results(h, raise.h, j) && !mdvec_error_flags(h)[j]));
+    for (int j = 0; j < EN; j++)
+      healthy = healthy && (j == i || (same_results(h, raise.h, j) && !mdvec_error_flags(h)[j]));
     CHECK_THAT(WHAT("%s: the other envs' results as without the error", name), healthy);
     if (mode == 0) {
-      CHECK_THAT("same_step: reset at once", mdvec_reset_flags(h)[i] == 1 && mdvec_step(h, actions) == MDVEC_OK &&
-                                            mdvec_info(h)[i] == 1.0);
+      CHECK_THAT("same_step: reset at once",
+                 mdvec_reset_flags(h)[i] == 1 && mdvec_step(h, actions) == MDVEC_OK && mdvec_info(h)[i] == 1.0);
     } else if (mode == 1) {
       CHECK_THAT("next_step: not yet reset", mdvec_reset_flags(h)[i] == 0);
-      CHECK_THAT("next_step: reset on the next step", mdvec_step(h, actions) == MDVEC_OK && mdvec_reset_flags(h)[i] == 1 &&
-                                                      mdvec_reward(h)[i] == 0.0 && !mdvec_done(h)[i]);
+      CHECK_THAT("next_step: reset on the next step", mdvec_step(h, actions) == MDVEC_OK &&
+                                                        mdvec_reset_flags(h)[i] == 1 && mdvec_reward(h)[i] == 0.0 &&
+                                                        !mdvec_done(h)[i]);
     } else {
-      CHECK_THAT("disabled: stepping needs a reset", mdvec_step(h, actions) == MDVEC_ERR_STATE &&
-                                                    strstr(mdvec_errmsg(h), "reset it"));
+      CHECK_THAT("disabled: stepping needs a reset",
+                 mdvec_step(h, actions) == MDVEC_ERR_STATE && strstr(mdvec_errmsg(h), "reset it"));
       uint8_t mask[EN] = {0};
       mask[i] = 1;
       float before[EN * OBS];
@@ -544,7 +575,7 @@ static void test_warnings_counted_not_logged(void) {
   CHECK_THAT("unstable model: no MUJOCO_LOG.TXT in the working directory", !stray);
   remove(path);
 
-  mdvec_config_t cfg;  /* armature -1 (one episode of it wrote 18.9 MB of log): refused, naming it */
+  mdvec_config_t cfg; /* armature -1 (one episode of it wrote 18.9 MB of log): refused, naming it */
   mdvec_config_default(&cfg);
   cfg.dr = 1;
   mdvec_t *h = NULL;
@@ -556,15 +587,23 @@ static void test_warnings_counted_not_logged(void) {
   double q[NU] = {0}, mass[64], vel[2 * 3] = {0};
   int64_t steps[3] = {30, 60, 90};
   for (int b = 0; b < 64; b++) mass[b] = 1.0;
-  mdvec_params_t p = {.struct_size = sizeof p, .qpos = q, .qvel = q, .n_pushes = 3, .push_steps = steps,
-                      .push_vel = vel, .noise_scale = 1, .has_dr = 1, .servo = {5, 0.5, -1, 0.1, 3},
-                      .mass_scale = mass, .floor_friction = 0.8};
+  mdvec_params_t p = {.struct_size = sizeof p,
+                      .qpos = q,
+                      .qvel = q,
+                      .n_pushes = 3,
+                      .push_steps = steps,
+                      .push_vel = vel,
+                      .noise_scale = 1,
+                      .has_dr = 1,
+                      .servo = {5, 0.5, -1, 0.1, 3},
+                      .mass_scale = mass,
+                      .floor_friction = 0.8};
   CHECK_THAT("armature -1: refused", dims.nbody <= 65 && mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS &&
-                                     strstr(mdvec_errmsg(h), "armature"));
+                                       strstr(mdvec_errmsg(h), "armature"));
   p.servo[2] = 0.01;
   mass[2] = 0.0;
-  CHECK_THAT("mass scale 0: refused", mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS &&
-                                      strstr(mdvec_errmsg(h), "mass_scale[2]"));
+  CHECK_THAT("mass scale 0: refused",
+             mdvec_reset_with_params(h, 0, &p) == MDVEC_ERR_PARAMS && strstr(mdvec_errmsg(h), "mass_scale[2]"));
   mass[2] = 1.0;
   CHECK_THAT("physical params: accepted", mdvec_reset_with_params(h, 0, &p) == MDVEC_OK);
   mdvec_destroy(h);
@@ -576,8 +615,8 @@ static void test_warnings_counted_not_logged(void) {
  * 16 MB of address space left: the reset fails (out of memory), it does not reuse old push steps. */
 static int reset_without_choice_scratch(const void *arg, char *msg, size_t n) {
   (void)arg;
-  static const mdvec_option_t opts[] = {{"episode_len", "4000000"}, {"push_window", "0,4000000"},
-                                        {"n_pushes", "100000"}};
+  static const mdvec_option_t opts[] = {
+    {"episode_len", "4000000"}, {"push_window", "0,4000000"}, {"n_pushes", "100000"}};
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.options = opts;
@@ -590,12 +629,17 @@ static int reset_without_choice_scratch(const void *arg, char *msg, size_t n) {
   snprintf(msg, n, "%s", mdvec_errmsg(h));
   rl.rlim_cur = RLIM_INFINITY;
   setrlimit(RLIMIT_AS, &rl);
-  if (code != MDVEC_OK && mdvec_reset(h) != MDVEC_OK) code = 1002;  /* with memory again, it resets */
+  if (code != MDVEC_OK && mdvec_reset(h) != MDVEC_OK) code = 1002; /* with memory again, it resets */
   mdvec_destroy(h);
   return code;
 }
 
-typedef struct { int num_envs, threads, overcommit; const char *path; const mdvec_option_t *opts; int n_opts; } plain;
+typedef struct {
+  int num_envs, threads, overcommit;
+  const char *path;
+  const mdvec_option_t *opts;
+  int n_opts;
+} plain;
 
 /* Create (and destroy) a handle; return the code, message in msg (the threads it runs in msg on success). */
 static int create_plain(const void *arg, char *msg, size_t n) {
@@ -623,15 +667,14 @@ static int create_plain(const void *arg, char *msg, size_t n) {
 static void test_push_draw_without_memory(void) {
   if (SANITIZED) return;
   outcome o = in_child(0, reset_without_choice_scratch, NULL, NULL);
-  CHECK_THAT("push draw without memory: the reset fails as NOMEM", o.ran && o.code == MDVEC_ERR_NOMEM &&
-                                                                    strstr(o.msg, "push steps"));
+  CHECK_THAT("push draw without memory: the reset fails as NOMEM",
+             o.ran && o.code == MDVEC_ERR_NOMEM && strstr(o.msg, "push steps"));
   if (!o.ran || o.code != MDVEC_ERR_NOMEM) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
 }
 
 static void test_smaller_checks(void) {
-
-  static const mdvec_option_t many[] = {{"episode_len", "1000000"}, {"push_window", "0,1000000"},
-                                        {"n_pushes", "100000"}};
+  static const mdvec_option_t many[] = {
+    {"episode_len", "1000000"}, {"push_window", "0,1000000"}, {"n_pushes", "100000"}};
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
   cfg.options = many;
@@ -671,15 +714,17 @@ static void test_smaller_checks(void) {
   snprintf(fifo, sizeof fifo, "/tmp/mdvec_test_hardening_%d.fifo", (int)getpid());
   if (mkfifo(fifo, 0600) == 0) {
     p = (plain){1, 1, 0, fifo, NULL, 0};
-    o = in_child(0, create_plain, &p, NULL);  /* before the check, MuJoCo's open blocked forever */
+    o = in_child(0, create_plain, &p, NULL); /* before the check, MuJoCo's open blocked forever */
     CHECK_THAT("a FIFO as model: refused, no hang", o.ran && o.code == MDVEC_ERR_MODEL && strstr(o.msg, "FIFO"));
     /* an MJCF that <include>s the FIFO: MuJoCo opens that one itself (before the guarded VFS: forever) */
     char xml[256];
     snprintf(xml, sizeof xml, "/tmp/mdvec_test_hardening_%d.xml", (int)getpid());
     FILE *f = fopen(xml, "w");
     if (f) {
-      fprintf(f, "<mujoco><include file=\"%s\"/><worldbody><body><freejoint/><geom size=\".1\"/></body>"
-              "</worldbody></mujoco>\n", strrchr(fifo, '/') + 1);
+      fprintf(f,
+              "<mujoco><include file=\"%s\"/><worldbody><body><freejoint/><geom size=\".1\"/></body>"
+              "</worldbody></mujoco>\n",
+              strrchr(fifo, '/') + 1);
       fclose(f);
       p = (plain){1, 1, 0, xml, NULL, 0};
       o = in_child(0, create_plain, &p, NULL);

@@ -38,7 +38,7 @@ static void test_numpy_helpers(void) {
     int n = gym_sum_cases[c].n, off = gym_sum_cases[c].off;
     double *a32 = malloc(sizeof(double) * (size_t)n), *a64 = malloc(sizeof(double) * (size_t)n);
     for (int i = 0; i < n; i++) {
-      a32[i] = (double)f32(gym_sum_in32[off + i]);  /* float32 actions reach a task widened */
+      a32[i] = (double)f32(gym_sum_in32[off + i]); /* float32 actions reach a task widened */
       a64[i] = dbl(gym_sum_in64[off + i]);
     }
     double s32 = gm_sum_square(a32, n, MDVEC_DTYPE_F32);
@@ -66,7 +66,7 @@ static void test_numpy_helpers(void) {
 
 enum { N_INFO = 6, MAX_OBS = 64 };
 
-typedef struct {  /* one configured task with one env */
+typedef struct { /* one configured task with one env */
   void *shared;
   mdv_spec spec;
   void *env;
@@ -110,7 +110,7 @@ static void close_env(one_env *o) {
   memset(o, 0, sizeof *o);
 }
 
-typedef struct {  /* one step's or reset's results */
+typedef struct { /* one step's or reset's results */
   double obs[MAX_OBS], reward, info[N_INFO];
   uint8_t terminated, truncated;
 } result;
@@ -145,9 +145,10 @@ static void test_hopper(const char *assets) {
   CHECK(open_env(&a, err, sizeof err, "xml_file", "/no/such/hopper.xml", NULL) == MDVEC_ERR_MODEL);
   CHECK_THAT(WHAT("missing file message: %s", err), strstr(err, "/no/such/hopper.xml") != NULL);
   close_env(&a);
-  const char *bad[][2] = {{"reset_noise_scale", "-0.1"}, {"frame_skip", "0"}, {"max_episode_steps", "-1"},
-                          {"healthy_z_range", "1,0.5"}, {"healthy_angle_range", "nan,1"},
-                          {"ctrl_cost_weight", "nan"}, {"terminate_when_unhealthy", "maybe"}};
+  const char *bad[][2] = {{"reset_noise_scale", "-0.1"},        {"frame_skip", "0"},
+                          {"max_episode_steps", "-1"},          {"healthy_z_range", "1,0.5"},
+                          {"healthy_angle_range", "nan,1"},     {"ctrl_cost_weight", "nan"},
+                          {"terminate_when_unhealthy", "maybe"}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     int rc = open_env(&a, err, sizeof err, "xml_file", path, bad[k][0], bad[k][1], NULL);
     CHECK_THAT(WHAT("%s=%s refused", bad[k][0], bad[k][1]), rc == MDVEC_ERR_CONFIG && strstr(err, bad[k][0]));
@@ -207,8 +208,8 @@ static void test_hopper(const char *assets) {
   close_env(&a);
 
   /* exclude_current_positions_from_observation=false: obs = qpos, qvel (12). */
-  CHECK(open_env(&a, err, sizeof err, "xml_file", path, "exclude_current_positions_from_observation", "false",
-                 NULL) == MDVEC_OK);
+  CHECK(open_env(&a, err, sizeof err, "xml_file", path, "exclude_current_positions_from_observation", "false", NULL) ==
+        MDVEC_OK);
   CHECK(a.spec.obs_dim == 12);
   do_reset(&a, &r);
   CHECK_U64("obs[0] is x_position", bits(r.obs[0]), bits(r.info[0]));
@@ -221,8 +222,9 @@ int main(void) {
   if (assets && *assets) {
     test_hopper(assets);
   } else {
-    printf("hopper: Gymnasium's assets not given (MDVEC_GYM_ASSETS unset: gymnasium not installed); "
-           "Hopper-v5 checks skipped\n");
+    printf(
+      "hopper: Gymnasium's assets not given (MDVEC_GYM_ASSETS unset: gymnasium not installed); "
+      "Hopper-v5 checks skipped\n");
   }
   return check_summary("hopper");
 }

@@ -22,7 +22,7 @@ static int obs_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *
 
 /* mk_create with def and opts; return the code, the shared part in *sh (NULL on error) and the message. */
 static int create(const mk_def *def, const mdv_value *opts, void **sh, mdv_spec *spec, char *err, size_t n) {
-  static const mdv_dot dot;  /* unused by these tasks */
+  static const mdv_dot dot; /* unused by these tasks */
   memset(spec, 0, sizeof *spec);
   err[0] = 0;
   return mk_create(def, sh, opts, &dot, spec, err, n);
@@ -34,8 +34,12 @@ static void check_sources(void) {
   void *sh;
   mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0}};
 
-  mk_def str = {.task = "kit_string", .model_from = MK_MODEL_STRING, .model = kPendulum, .frame_skip = 3,
-                .max_episode_steps = 2, .setup = obs_setup};
+  mk_def str = {.task = "kit_string",
+                .model_from = MK_MODEL_STRING,
+                .model = kPendulum,
+                .frame_skip = 3,
+                .max_episode_steps = 2,
+                .setup = obs_setup};
   CHECK_THAT(WHAT("an MJCF string loads (%s)", err), create(&str, none, &sh, &spec, err, sizeof err) == MDVEC_OK);
   if (sh) {
     const mk_shared *k = sh;
@@ -45,7 +49,7 @@ static void check_sources(void) {
     CHECK(mdv_spec_check("kit_string", &spec, err, sizeof err) == MDVEC_OK);
     mk_env *e = calloc(1, spec.env_size);
     CHECK(e && mk_env_init(e, sh, err, sizeof err) == 0);
-    if (e && e->d) {  /* the kit's pieces: a reset, two steps, the time limit on the second */
+    if (e && e->d) { /* the kit's pieces: a reset, two steps, the time limit on the second */
       mk_reset_begin(e);
       mk_set_state_done(e);
       double a = 1.0;
@@ -58,20 +62,20 @@ static void check_sources(void) {
       CHECK(m == k->m && d == e->d);
     }
     mk_env_free(e);
-    mk_env_free(e);  /* safe twice (zeroed after the first) */
+    mk_env_free(e); /* safe twice (zeroed after the first) */
     free(e);
     mk_destroy(sh);
   }
 
-  mk_def emb = {.task = "kit_embedded", .model_from = MK_MODEL_EMBEDDED, .model = "duck.xml", .frame_skip = 1,
-                .setup = obs_setup};
+  mk_def emb = {
+    .task = "kit_embedded", .model_from = MK_MODEL_EMBEDDED, .model = "duck.xml", .frame_skip = 1, .setup = obs_setup};
   CHECK_THAT(WHAT("an embedded file loads (%s)", err), create(&emb, none, &sh, &spec, err, sizeof err) == MDVEC_OK);
   CHECK(sh && spec.act_dim == 14 && spec.nq > 7);
   mk_destroy(sh);
 
   mdv_value path[1] = {{{0, 0}, {0, 0}, MDVEC_MODELS_DIR "/duck.xml", 1}};
-  mk_def opt = {.task = "kit_path", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0), .frame_skip = 1,
-                .setup = obs_setup};
+  mk_def opt = {
+    .task = "kit_path", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0), .frame_skip = 1, .setup = obs_setup};
   CHECK_THAT(WHAT("a path option loads (%s)", err), create(&opt, path, &sh, &spec, err, sizeof err) == MDVEC_OK);
   CHECK(sh && spec.model_path && !strcmp(spec.model_path, MDVEC_MODELS_DIR "/duck.xml"));
   mk_destroy(sh);
@@ -83,21 +87,44 @@ static void check_refusals(void) {
   void *sh;
   mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0}};
   mdv_value dir[1] = {{{0, 0}, {0, 0}, "/tmp", 1}};
-  struct { const char *what; mk_def def; const mdv_value *opts; int code; } bad[] = {
-    {"malformed MJCF text", {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = "<mujoco><nonsense/>",
-                             .frame_skip = 1, .setup = obs_setup}, none, MDVEC_ERR_MODEL},
-    {"a model with no actuator", {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = "<mujoco/>",
-                                  .frame_skip = 1, .setup = obs_setup}, none, MDVEC_ERR_MODEL},
-    {"an unknown embedded file", {.task = "kit_bad", .model_from = MK_MODEL_EMBEDDED, .model = "nothing.xml",
-                                  .frame_skip = 1, .setup = obs_setup}, none, MDVEC_ERR_MODEL},
-    {"an empty path option", {.task = "kit_bad", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0),
-                              .frame_skip = 1, .setup = obs_setup}, none, MDVEC_ERR_CONFIG},
-    {"a directory as the path", {.task = "kit_bad", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0),
-                                 .frame_skip = 1, .setup = obs_setup}, dir, MDVEC_ERR_MODEL},
-    {"no model source in the description", {.task = "kit_bad", .frame_skip = 1, .setup = obs_setup}, none,
+  struct {
+    const char *what;
+    mk_def def;
+    const mdv_value *opts;
+    int code;
+  } bad[] = {
+    {"malformed MJCF text",
+     {.task = "kit_bad",
+      .model_from = MK_MODEL_STRING,
+      .model = "<mujoco><nonsense/>",
+      .frame_skip = 1,
+      .setup = obs_setup},
+     none,
      MDVEC_ERR_MODEL},
-    {"frame_skip 0 in the description", {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = kPendulum,
-                                         .setup = obs_setup}, none, MDVEC_ERR_MODEL},
+    {"a model with no actuator",
+     {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = "<mujoco/>", .frame_skip = 1, .setup = obs_setup},
+     none,
+     MDVEC_ERR_MODEL},
+    {"an unknown embedded file",
+     {.task = "kit_bad", .model_from = MK_MODEL_EMBEDDED, .model = "nothing.xml", .frame_skip = 1, .setup = obs_setup},
+     none,
+     MDVEC_ERR_MODEL},
+    {"an empty path option",
+     {.task = "kit_bad", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0), .frame_skip = 1, .setup = obs_setup},
+     none,
+     MDVEC_ERR_CONFIG},
+    {"a directory as the path",
+     {.task = "kit_bad", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0), .frame_skip = 1, .setup = obs_setup},
+     dir,
+     MDVEC_ERR_MODEL},
+    {"no model source in the description",
+     {.task = "kit_bad", .frame_skip = 1, .setup = obs_setup},
+     none,
+     MDVEC_ERR_MODEL},
+    {"frame_skip 0 in the description",
+     {.task = "kit_bad", .model_from = MK_MODEL_STRING, .model = kPendulum, .setup = obs_setup},
+     none,
+     MDVEC_ERR_MODEL},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     int code = create(&bad[k].def, bad[k].opts, &sh, &spec, err, sizeof err);

@@ -16,7 +16,7 @@
 
 /*---------------------------------- Arrays -------------------------------------------------*/
 
-static uint64_t splitmix64(uint64_t* s) {
+static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
@@ -24,16 +24,24 @@ static uint64_t splitmix64(uint64_t* s) {
 }
 
 /* make_array() of gen_rng_fixtures.py: n values of the given kind, 2 splitmix64 draws each. */
-static void make_array(int kind, int n, double* x) {
+static void make_array(int kind, int n, double *x) {
   uint64_t s = (uint64_t)kind * 1000003u + (uint64_t)n;
   for (int i = 0; i < n; i++) {
     uint64_t r1 = splitmix64(&s), r2 = splitmix64(&s);
     uint64_t mant = r1 & ((1ULL << 52) - 1), sign = (r2 >> 63) << 63;
     switch (kind) {
-      case 0: x[i] = dbl(sign | (uint64_t)(1023 + (int)(r2 % 41) - 20) << 52 | mant); break;
-      case 1: x[i] = (double)(r1 >> 11) * 0x1p-53; break;
-      case 2: x[i] = dbl(sign | (uint64_t)(1023 + (int)(r2 % 121) - 60) << 52 | mant); break;
-      default: x[i] = (double)((int64_t)(r1 % 2001) - 1000); break;
+      case 0:
+        x[i] = dbl(sign | (uint64_t)(1023 + (int)(r2 % 41) - 20) << 52 | mant);
+        break;
+      case 1:
+        x[i] = (double)(r1 >> 11) * 0x1p-53;
+        break;
+      case 2:
+        x[i] = dbl(sign | (uint64_t)(1023 + (int)(r2 % 121) - 60) << 52 | mant);
+        break;
+      default:
+        x[i] = (double)((int64_t)(r1 % 2001) - 1000);
+        break;
     }
   }
 }
@@ -45,10 +53,8 @@ static void test_sum(void) {
   for (int kind = 0; kind < 4; kind++) {
     for (int n = 1; n <= FX_SUM_MAXN; n++) {
       make_array(kind, n, x);
-      CHECK_U64(WHAT("sum kind %d n %d", kind, n), bits(mdv_np_sum(x, n)),
-                fx_sum_gen[kind][n - 1][0]);
-      CHECK_U64(WHAT("mean kind %d n %d", kind, n), bits(mdv_np_mean(x, n)),
-                fx_sum_gen[kind][n - 1][1]);
+      CHECK_U64(WHAT("sum kind %d n %d", kind, n), bits(mdv_np_sum(x, n)), fx_sum_gen[kind][n - 1][0]);
+      CHECK_U64(WHAT("mean kind %d n %d", kind, n), bits(mdv_np_mean(x, n)), fx_sum_gen[kind][n - 1][1]);
     }
   }
   for (int i = 0; i < FX_SUM_NBIG; i++) {
@@ -94,10 +100,8 @@ static void test_pow(void) {
 static void test_clip(void) {
   for (int i = 0; i < FX_CLIP_N; i++) {
     double x = dbl(fx_clip[i][0]), lo = dbl(fx_clip[i][1]), hi = dbl(fx_clip[i][2]);
-    CHECK_U64(WHAT("np.clip(%a, %a, %a) [%d]", x, lo, hi, i), bits(mdv_np_clip(x, lo, hi)),
-              fx_clip[i][3]);
-    CHECK_U64(WHAT("np.clip(%a, [%a], [%a]) [%d]", x, lo, hi, i),
-              bits(mdv_np_clip_arr(x, lo, hi)), fx_clip[i][4]);
+    CHECK_U64(WHAT("np.clip(%a, %a, %a) [%d]", x, lo, hi, i), bits(mdv_np_clip(x, lo, hi)), fx_clip[i][3]);
+    CHECK_U64(WHAT("np.clip(%a, [%a], [%a]) [%d]", x, lo, hi, i), bits(mdv_np_clip_arr(x, lo, hi)), fx_clip[i][4]);
   }
 }
 
@@ -117,7 +121,7 @@ static const double *g_x, *g_y;
 
 static double fake_ddot(int n, const double *x, int incx, const double *y, int incy) {
   g_calls++, g_n = n, g_incx = incx, g_incy = incy, g_x = x, g_y = y;
-  return -0.0;  /* numpy adds 0.0: the dot of a BLAS returning -0.0 is +0.0 */
+  return -0.0; /* numpy adds 0.0: the dot of a BLAS returning -0.0 is +0.0 */
 }
 
 static double fake_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
@@ -135,13 +139,13 @@ static void test_dot(void) {
   CHECK(bits(mdv_np_dot(&fused, x3, y3, 3)) == 0x3fe0fd4a21110f78ULL);
   CHECK(bits(mdv_np_dot(&plain, x3, y3, 0)) == 0 && bits(mdv_np_dot(&fused, x3, y3, 0)) == 0);
   double neg[1] = {-0.0};
-  CHECK(bits(mdv_np_norm(&plain, neg, 1)) == 0);  /* 0.0 + (-0.0)^2: +0.0 */
+  CHECK(bits(mdv_np_norm(&plain, neg, 1)) == 0); /* 0.0 + (-0.0)^2: +0.0 */
   double three_four[2] = {3.0, 4.0};
   CHECK(mdv_np_norm(&plain, three_four, 2) == 5.0 && mdv_np_norm(&fused, three_four, 2) == 5.0);
 
   mdv_dot cb = {MDVEC_DOT_CBLAS, fake_ddot, NULL}, cb64 = {MDVEC_DOT_CBLAS64, NULL, fake_ddot64};
   g_calls = 0;
-  CHECK(bits(mdv_np_dot(&cb, x3, y3, 3)) == 0);  /* the BLAS's -0.0, plus numpy's 0.0 */
+  CHECK(bits(mdv_np_dot(&cb, x3, y3, 3)) == 0); /* the BLAS's -0.0, plus numpy's 0.0 */
   CHECK(g_calls == 1 && g_n == 3 && g_incx == 1 && g_incy == 1 && g_x == x3 && g_y == y3);
   CHECK(mdv_np_norm(&cb64, x2, 2) == sqrt(0.5) && g_calls == 2 && g_n == 2 && g_x == x2 && g_y == x2);
 }

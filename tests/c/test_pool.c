@@ -18,22 +18,21 @@
 
 /*---------------------------------- Harness ------------------------------------------------*/
 
-static int g_failures = 0;  /* checks failed in the current test */
+static int g_failures = 0; /* checks failed in the current test */
 
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      if (g_failures < 20) {                                                        \
-        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-      }                                                                             \
-      ++g_failures;                                                                 \
-    }                                                                               \
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      if (g_failures < 20) {                                                     \
+        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      }                                                                          \
+      ++g_failures;                                                              \
+    }                                                                            \
   } while (0)
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  while (nanosleep(&ts, &ts) != 0) {}
 }
 
 /*---------------------------------- Every index exactly once -------------------------------*/
@@ -41,15 +40,15 @@ static void sleep_ms(int ms) {
 #define MAX_T 8
 
 typedef struct {
-  atomic_int count[MAX_T];   /* runs seen by each thread index */
-  atomic_int bad_args;       /* calls with a wrong num_threads or index */
-  atomic_int caller_not_0;   /* index 0 ran on another thread than the caller */
+  atomic_int count[MAX_T]; /* runs seen by each thread index */
+  atomic_int bad_args;     /* calls with a wrong num_threads or index */
+  atomic_int caller_not_0; /* index 0 ran on another thread than the caller */
   int num_threads;
   pthread_t caller;
 } once_ctx;
 
-static void once_fn(void* vctx, int i, int t) {
-  once_ctx* c = (once_ctx*)vctx;
+static void once_fn(void *vctx, int i, int t) {
+  once_ctx *c = (once_ctx *)vctx;
   if (t != c->num_threads || i < 0 || i >= t) {
     atomic_fetch_add(&c->bad_args, 1);
     return;
@@ -64,7 +63,7 @@ static void test_every_index_once(void) {
   const int runs = 10000;
   for (int t = 1; t <= MAX_T; ++t) {
     char err[256];
-    mdv_pool* p = NULL;
+    mdv_pool *p = NULL;
     CHECK(mdv_pool_create(&p, t, err, sizeof err) == MDV_POOL_OK);
     if (!p) {
       fprintf(stderr, "  create failed: %s\n", err);
@@ -87,7 +86,7 @@ static void test_every_index_once(void) {
         CHECK(n == r);
         if (n != r) {
           fprintf(stderr, "  T=%d run %d: index %d ran %d times\n", t, r, i, n);
-          r = runs;  /* stop at the first failure */
+          r = runs; /* stop at the first failure */
           break;
         }
       }
@@ -103,16 +102,16 @@ static void test_every_index_once(void) {
 
 /*---------------------------------- Visibility of plain data -------------------------------*/
 
-#define VIS_IN  64             /* inputs written by the caller, read by every thread */
-#define VIS_OUT 16             /* outputs per thread, written by that thread only */
+#define VIS_IN  64 /* inputs written by the caller, read by every thread */
+#define VIS_OUT 16 /* outputs per thread, written by that thread only */
 
 typedef struct {
-  double in[VIS_IN];           /* written by the caller before each run */
-  double out[MAX_T][VIS_OUT];  /* out[i][k] written by thread i during the run */
-  double scale;                /* changed by the caller between runs */
+  double in[VIS_IN];          /* written by the caller before each run */
+  double out[MAX_T][VIS_OUT]; /* out[i][k] written by thread i during the run */
+  double scale;               /* changed by the caller between runs */
 } vis_ctx;
 
-static double vis_expect(const double* in, double scale, int i, int k) {
+static double vis_expect(const double *in, double scale, int i, int k) {
   double s = 0.0;
   for (int j = 0; j < VIS_IN; ++j) {
     s += in[j] * (double)(j + 1);
@@ -120,8 +119,8 @@ static double vis_expect(const double* in, double scale, int i, int k) {
   return s * scale + (double)(i * VIS_OUT + k);
 }
 
-static void vis_fn(void* vctx, int i, int t) {
-  vis_ctx* c = (vis_ctx*)vctx;
+static void vis_fn(void *vctx, int i, int t) {
+  vis_ctx *c = (vis_ctx *)vctx;
   (void)t;
   for (int k = 0; k < VIS_OUT; ++k) {
     c->out[i][k] = vis_expect(c->in, c->scale, i, k);
@@ -129,8 +128,8 @@ static void vis_fn(void* vctx, int i, int t) {
 }
 
 /* a second job, so fn changes between runs */
-static void vis_fn_neg(void* vctx, int i, int t) {
-  vis_ctx* c = (vis_ctx*)vctx;
+static void vis_fn_neg(void *vctx, int i, int t) {
+  vis_ctx *c = (vis_ctx *)vctx;
   (void)t;
   for (int k = 0; k < VIS_OUT; ++k) {
     c->out[i][k] = -vis_expect(c->in, c->scale, i, k);
@@ -141,7 +140,7 @@ static void test_visibility(void) {
   const int runs = 3000;
   for (int t = 2; t <= MAX_T; ++t) {
     char err[256];
-    mdv_pool* p = NULL;
+    mdv_pool *p = NULL;
     CHECK(mdv_pool_create(&p, t, err, sizeof err) == MDV_POOL_OK);
     if (!p) {
       return;
@@ -160,8 +159,7 @@ static void test_visibility(void) {
         for (int k = 0; k < VIS_OUT; ++k) {
           double e = vis_expect(c.in, c.scale, i, k);
           if (c.out[i][k] != (neg ? -e : e)) {
-            fprintf(stderr, "  T=%d run %d: out[%d][%d] = %g, expected %g\n", t, r, i, k,
-                    c.out[i][k], neg ? -e : e);
+            fprintf(stderr, "  T=%d run %d: out[%d][%d] = %g, expected %g\n", t, r, i, k, c.out[i][k], neg ? -e : e);
             bad = 1;
             break;
           }
@@ -175,23 +173,23 @@ static void test_visibility(void) {
 
 /*---------------------------------- Create / destroy ---------------------------------------*/
 
-static void count_fn(void* vctx, int i, int t) {
+static void count_fn(void *vctx, int i, int t) {
   (void)i;
   (void)t;
-  atomic_fetch_add((atomic_int*)vctx, 1);
+  atomic_fetch_add((atomic_int *)vctx, 1);
 }
 
 static void test_create_destroy(void) {
   for (int n = 0; n < 1000; ++n) {
     char err[256];
-    mdv_pool* p = NULL;
+    mdv_pool *p = NULL;
     int rc = mdv_pool_create(&p, 4, err, sizeof err);
     CHECK(rc == MDV_POOL_OK && p != NULL);
     if (rc != MDV_POOL_OK) {
       fprintf(stderr, "  create %d failed: %s\n", n, err);
       return;
     }
-    if (n % 2 == 0) {  /* half of them never run: destroy must still stop idle workers */
+    if (n % 2 == 0) { /* half of them never run: destroy must still stop idle workers */
       atomic_int calls;
       atomic_init(&calls, 0);
       mdv_pool_run(p, count_fn, &calls);
@@ -199,14 +197,14 @@ static void test_create_destroy(void) {
     }
     mdv_pool_destroy(p);
   }
-  mdv_pool_destroy(NULL);  /* no-op */
+  mdv_pool_destroy(NULL); /* no-op */
 }
 
 /*---------------------------------- Idle, then run -----------------------------------------*/
 
 static void test_run_after_idle(void) {
   for (int t = 2; t <= 4; ++t) {
-    mdv_pool* p = NULL;
+    mdv_pool *p = NULL;
     CHECK(mdv_pool_create(&p, t, NULL, 0) == MDV_POOL_OK);
     if (!p) {
       return;
@@ -214,7 +212,7 @@ static void test_run_after_idle(void) {
     static vis_ctx c;
     memset(&c, 0, sizeof c);
     for (int r = 0; r < 6; ++r) {
-      sleep_ms(5);  /* longer than the spin: every worker is blocked on its condvar */
+      sleep_ms(5); /* longer than the spin: every worker is blocked on its condvar */
       for (int j = 0; j < VIS_IN; ++j) {
         c.in[j] = (double)(r + j);
       }
@@ -231,8 +229,8 @@ static void test_run_after_idle(void) {
 }
 
 /* Workers slower than the caller's spin: the caller blocks waiting for completion. */
-static void slow_worker_fn(void* vctx, int i, int t) {
-  vis_ctx* c = (vis_ctx*)vctx;
+static void slow_worker_fn(void *vctx, int i, int t) {
+  vis_ctx *c = (vis_ctx *)vctx;
   if (i == t - 1) {
     sleep_ms(3);
   }
@@ -240,8 +238,8 @@ static void slow_worker_fn(void* vctx, int i, int t) {
 }
 
 /* Caller slower than the workers' spin: workers block before the next run. */
-static void slow_caller_fn(void* vctx, int i, int t) {
-  vis_ctx* c = (vis_ctx*)vctx;
+static void slow_caller_fn(void *vctx, int i, int t) {
+  vis_ctx *c = (vis_ctx *)vctx;
   if (i == 0) {
     sleep_ms(3);
   }
@@ -249,7 +247,7 @@ static void slow_caller_fn(void* vctx, int i, int t) {
 }
 
 static void test_blocking_paths(void) {
-  mdv_pool* p = NULL;
+  mdv_pool *p = NULL;
   CHECK(mdv_pool_create(&p, 3, NULL, 0) == MDV_POOL_OK);
   if (!p) {
     return;
@@ -278,7 +276,7 @@ static void test_argument_errors(void) {
   for (size_t n = 0; n < sizeof bad / sizeof bad[0]; ++n) {
     char err[256];
     memset(err, 0, sizeof err);
-    mdv_pool* p = (mdv_pool*)&err;  /* must be overwritten with NULL */
+    mdv_pool *p = (mdv_pool *)&err; /* must be overwritten with NULL */
     int rc = mdv_pool_create(&p, bad[n], err, sizeof err);
     CHECK(rc == MDV_POOL_EINVAL);
     CHECK(rc < 0);
@@ -293,7 +291,7 @@ static void test_argument_errors(void) {
   CHECK(strlen(err) > 0);
 
   /* NULL err and tiny err buffers are accepted */
-  mdv_pool* p = NULL;
+  mdv_pool *p = NULL;
   CHECK(mdv_pool_create(&p, 0, NULL, 0) == MDV_POOL_EINVAL);
   CHECK(p == NULL);
   char tiny[4] = {'x', 'x', 'x', 'x'};
@@ -311,18 +309,15 @@ static void test_argument_errors(void) {
 /*---------------------------------- Main ---------------------------------------------------*/
 
 typedef struct {
-  const char* name;
+  const char *name;
   void (*fn)(void);
 } test_case;
 
 int main(void) {
   const test_case tests[] = {
-      {"every_index_once", test_every_index_once},
-      {"visibility", test_visibility},
-      {"create_destroy", test_create_destroy},
-      {"run_after_idle", test_run_after_idle},
-      {"blocking_paths", test_blocking_paths},
-      {"argument_errors", test_argument_errors},
+    {"every_index_once", test_every_index_once}, {"visibility", test_visibility},
+    {"create_destroy", test_create_destroy},     {"run_after_idle", test_run_after_idle},
+    {"blocking_paths", test_blocking_paths},     {"argument_errors", test_argument_errors},
   };
   int passed = 0, failed = 0;
   for (size_t n = 0; n < sizeof tests / sizeof tests[0]; ++n) {

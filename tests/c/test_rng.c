@@ -48,8 +48,7 @@ static void test_interleave(void) {
       uint64_t v = fx_il_ops[i] == 0   ? mdv_pcg64_next64(&g)
                    : fx_il_ops[i] == 1 ? mdv_pcg64_next32(&g)
                                        : bits(mdv_pcg64_next_double(&g));
-      CHECK_U64(WHAT("seed %d interleave op %d (kind %d)", s, i, fx_il_ops[i]), v,
-                fx_il_expect[s][i]);
+      CHECK_U64(WHAT("seed %d interleave op %d (kind %d)", s, i, fx_il_ops[i]), v, fx_il_expect[s][i]);
     }
   }
 }
@@ -63,13 +62,11 @@ static void test_uniform(void) {
       uint64_t h = FX_H0;
       for (int i = 0; i < 1000; i++) {
         uint64_t v = bits(mdv_pcg64_uniform(&g, lo, hi));
-        if (i < 4) CHECK_U64(WHAT("seed %d uniform(%g,%g)[%d]", s, lo, hi, i), v,
-                             fx_unif_first[s][b][i]);
+        if (i < 4) CHECK_U64(WHAT("seed %d uniform(%g,%g)[%d]", s, lo, hi, i), v, fx_unif_first[s][b][i]);
         h = fx_hash(h, v);
       }
       CHECK_U64(WHAT("seed %d uniform(%g,%g) hash", s, lo, hi), h, fx_unif_hash[s][b]);
-      CHECK_U64(WHAT("seed %d uniform(%g,%g) next", s, lo, hi), mdv_pcg64_next64(&g),
-                fx_unif_next[s][b]);
+      CHECK_U64(WHAT("seed %d uniform(%g,%g) next", s, lo, hi), mdv_pcg64_next64(&g), fx_unif_next[s][b]);
     }
   }
 }
@@ -128,15 +125,14 @@ static void test_integers(void) {
       uint64_t h = FX_H0;
       for (int i = 0; i < 200; i++) {
         int64_t v = mdv_pcg64_integers(&g, lo, hi);
-        if (i < 4) CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ")[%d]", s, lo, hi, i),
-                             v, fx_irange_first[s][r][i]);
+        if (i < 4)
+          CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ")[%d]", s, lo, hi, i), v, fx_irange_first[s][r][i]);
         CHECK_THAT(WHAT("integers in range"), v >= lo && v < hi);
         h = fx_hash(h, (uint64_t)v);
       }
-      CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ") hash", s, lo, hi), h,
-                fx_irange_hash[s][r]);
-      CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ") next", s, lo, hi),
-                mdv_pcg64_next64(&g), fx_irange_next[s][r]);
+      CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ") hash", s, lo, hi), h, fx_irange_hash[s][r]);
+      CHECK_U64(WHAT("seed %d integers(%" PRId64 ",%" PRId64 ") next", s, lo, hi), mdv_pcg64_next64(&g),
+                fx_irange_next[s][r]);
     }
   }
 }
@@ -156,16 +152,15 @@ static void test_choice(void) {
         CHECK_U64(WHAT("choice(%" PRId64 ",%" PRId64 ") rc", pop, k), rc, 0);
         for (int64_t i = 0; i < k; i++) {
           if (r == 0 && i < 8) {
-            CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ")[%d]", s, pop, k, (int)i),
-                      g_out[i], fx_choice_first[s][c][i]);
+            CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ")[%d]", s, pop, k, (int)i), g_out[i],
+                      fx_choice_first[s][c][i]);
           }
           h = fx_hash(h, (uint64_t)g_out[i]);
         }
       }
-      CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ") hash", s, pop, k), h,
-                fx_choice_hash[s][c]);
-      CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ") next", s, pop, k),
-                mdv_pcg64_next64(&g), fx_choice_next[s][c]);
+      CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ") hash", s, pop, k), h, fx_choice_hash[s][c]);
+      CHECK_U64(WHAT("seed %d choice(%" PRId64 ",%" PRId64 ") next", s, pop, k), mdv_pcg64_next64(&g),
+                fx_choice_next[s][c]);
     }
   }
 
@@ -186,16 +181,28 @@ static void test_sequence(void) {
     mdv_pcg64 g;
     mdv_pcg64_seed(&g, fx_seeds[s]);
     for (int i = 0; i < FX_SEQ_NOPS; i++) {
-      const fx_seq_op* op = &fx_seq_ops[i];
-      const uint64_t* want = &fx_seq_out[s][op->off];
+      const fx_seq_op *op = &fx_seq_ops[i];
+      const uint64_t *want = &fx_seq_out[s][op->off];
       uint64_t got = 0;
       switch (op->op) {
-        case 0: got = mdv_pcg64_next64(&g); break;
-        case 1: got = mdv_pcg64_next32(&g); break;
-        case 2: got = bits(mdv_pcg64_next_double(&g)); break;
-        case 3: got = bits(mdv_pcg64_uniform(&g, dbl(op->a), dbl(op->b))); break;
-        case 4: got = bits(mdv_pcg64_standard_normal(&g)); break;
-        case 5: got = (uint64_t)mdv_pcg64_integers(&g, (int64_t)op->a, (int64_t)op->b); break;
+        case 0:
+          got = mdv_pcg64_next64(&g);
+          break;
+        case 1:
+          got = mdv_pcg64_next32(&g);
+          break;
+        case 2:
+          got = bits(mdv_pcg64_next_double(&g));
+          break;
+        case 3:
+          got = bits(mdv_pcg64_uniform(&g, dbl(op->a), dbl(op->b)));
+          break;
+        case 4:
+          got = bits(mdv_pcg64_standard_normal(&g));
+          break;
+        case 5:
+          got = (uint64_t)mdv_pcg64_integers(&g, (int64_t)op->a, (int64_t)op->b);
+          break;
         default: {
           int64_t k = (int64_t)op->b;
           CHECK_THAT("sequence choice rc", mdv_pcg64_choice(&g, (int64_t)op->a, k, g_out) == 0);

@@ -8,10 +8,14 @@
 #define HOOK __attribute__((visibility("default")))
 
 /* Return sizeof(mdv_pcg64), so the caller can allocate the state. */
-HOOK size_t hook_pcg64_size(void) { return sizeof(mdv_pcg64); }
+HOOK size_t hook_pcg64_size(void) {
+  return sizeof(mdv_pcg64);
+}
 
 /* Seed g as np.random.Generator(np.random.PCG64(seed)). */
-HOOK void hook_pcg64_seed(mdv_pcg64 *g, uint64_t seed) { mdv_pcg64_seed(g, seed); }
+HOOK void hook_pcg64_seed(mdv_pcg64 *g, uint64_t seed) {
+  mdv_pcg64_seed(g, seed);
+}
 
 /* Write state and inc as (high, low) 64-bit halves plus the 32-bit buffer. */
 HOOK void hook_pcg64_state(const mdv_pcg64 *g, uint64_t out[4], int *has_uint32, uint32_t *uinteger) {
@@ -28,11 +32,23 @@ HOOK void hook_pcg64_state(const mdv_pcg64 *g, uint64_t out[4], int *has_uint32,
 HOOK void hook_pcg64_draw(mdv_pcg64 *g, int kind, int n, double a, double b, double *out) {
   for (int k = 0; k < n; k++) {
     switch (kind) {
-      case 0: out[k] = mdv_pcg64_uniform(g, a, b); break;
-      case 1: out[k] = mdv_pcg64_standard_normal(g); break;
-      case 2: out[k] = (double)mdv_pcg64_integers(g, (int64_t)a, (int64_t)b); break;
-      case 3: { uint64_t v = mdv_pcg64_next64(g); memcpy(&out[k], &v, sizeof v); break; }
-      default: out[k] = mdv_pcg64_next32(g); break;
+      case 0:
+        out[k] = mdv_pcg64_uniform(g, a, b);
+        break;
+      case 1:
+        out[k] = mdv_pcg64_standard_normal(g);
+        break;
+      case 2:
+        out[k] = (double)mdv_pcg64_integers(g, (int64_t)a, (int64_t)b);
+        break;
+      case 3: {
+        uint64_t v = mdv_pcg64_next64(g);
+        memcpy(&out[k], &v, sizeof v);
+        break;
+      }
+      default:
+        out[k] = mdv_pcg64_next32(g);
+        break;
     }
   }
 }
@@ -49,37 +65,40 @@ HOOK int hook_pcg64_choice(mdv_pcg64 *g, int64_t pop_size, int64_t k, int64_t *o
 
 #include "mdvec.h"
 
-#define S(T) {#T, sizeof(T)},
+#define S(T)    {#T, sizeof(T)},
 #define F(T, f) {#T "." #f, offsetof(T, f)},
-static const struct { const char *key; size_t value; } layout[] = {
-  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value)
-  S(mdvec_config_t) F(mdvec_config_t, struct_size) F(mdvec_config_t, num_envs) F(mdvec_config_t, threads)
-  F(mdvec_config_t, allow_overcommit) F(mdvec_config_t, autoreset) F(mdvec_config_t, seed)
-  F(mdvec_config_t, variant) F(mdvec_config_t, model_path) F(mdvec_config_t, substeps) F(mdvec_config_t, episode_len)
-  F(mdvec_config_t, action_scale) F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window)
-  F(mdvec_config_t, push_speed) F(mdvec_config_t, init_noise) F(mdvec_config_t, latency)
-  F(mdvec_config_t, sensor_noise) F(mdvec_config_t, reward) F(mdvec_config_t, dr) F(mdvec_config_t, task)
-  F(mdvec_config_t, options) F(mdvec_config_t, n_options) F(mdvec_config_t, on_error) F(mdvec_config_t, dot)
-  F(mdvec_config_t, ddot) F(mdvec_config_t, ddot64)
-  S(mdvec_dims_t) F(mdvec_dims_t, struct_size) F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads) F(mdvec_dims_t, nu)
-  F(mdvec_dims_t, obs_dim) F(mdvec_dims_t, n_info) F(mdvec_dims_t, nbody) F(mdvec_dims_t, n_pushes)
-  F(mdvec_dims_t, max_latency)
-  S(mdvec_params_t) F(mdvec_params_t, struct_size) F(mdvec_params_t, init_noise) F(mdvec_params_t, qpos)
-  F(mdvec_params_t, qvel) F(mdvec_params_t, n_pushes) F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel)
-  F(mdvec_params_t, latency) F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr) F(mdvec_params_t, servo)
-  F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction)
-  S(mdvec_option_info_t) F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
-  F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo) F(mdvec_option_info_t, hi)
-  F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
-  S(mdvec_constant_t) F(mdvec_constant_t, struct_size) F(mdvec_constant_t, name) F(mdvec_constant_t, count)
-  F(mdvec_constant_t, values) F(mdvec_constant_t, help)
-  S(mdvec_spec_t) F(mdvec_spec_t, struct_size) F(mdvec_spec_t, task) F(mdvec_spec_t, num_envs)
-  F(mdvec_spec_t, threads) F(mdvec_spec_t, obs_dim) F(mdvec_spec_t, obs_dtype) F(mdvec_spec_t, act_dim)
-  F(mdvec_spec_t, n_info) F(mdvec_spec_t, max_episode_steps) F(mdvec_spec_t, nq) F(mdvec_spec_t, nv)
-  F(mdvec_spec_t, autoreset) F(mdvec_spec_t, model_path) F(mdvec_spec_t, dt) F(mdvec_spec_t, reward_kind)
-  S(mdvec_field_t) F(mdvec_field_t, struct_size) F(mdvec_field_t, name) F(mdvec_field_t, dtype) F(mdvec_field_t, when)
-  F(mdvec_field_t, kind)
-};
+static const struct {
+  const char *key;
+  size_t value;
+} layout[] = {
+  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value) S(mdvec_config_t) F(mdvec_config_t, struct_size) F(
+    mdvec_config_t, num_envs) F(mdvec_config_t, threads) F(mdvec_config_t, allow_overcommit)
+    F(mdvec_config_t, autoreset) F(mdvec_config_t, seed) F(mdvec_config_t, variant) F(mdvec_config_t, model_path) F(
+      mdvec_config_t, substeps) F(mdvec_config_t, episode_len) F(mdvec_config_t, action_scale)
+      F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window) F(mdvec_config_t, push_speed) F(
+        mdvec_config_t, init_noise) F(mdvec_config_t, latency) F(mdvec_config_t, sensor_noise) F(mdvec_config_t, reward)
+        F(mdvec_config_t, dr) F(mdvec_config_t, task) F(mdvec_config_t, options) F(mdvec_config_t, n_options)
+          F(mdvec_config_t, on_error) F(mdvec_config_t, dot) F(mdvec_config_t, ddot) F(mdvec_config_t, ddot64)
+            S(mdvec_dims_t) F(mdvec_dims_t, struct_size) F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads)
+              F(mdvec_dims_t, nu) F(mdvec_dims_t, obs_dim) F(mdvec_dims_t, n_info) F(mdvec_dims_t, nbody)
+                F(mdvec_dims_t, n_pushes) F(mdvec_dims_t, max_latency) S(mdvec_params_t) F(mdvec_params_t, struct_size)
+                  F(mdvec_params_t, init_noise) F(mdvec_params_t, qpos) F(mdvec_params_t, qvel)
+                    F(mdvec_params_t, n_pushes) F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel)
+                      F(mdvec_params_t, latency) F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr)
+                        F(mdvec_params_t, servo) F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction)
+                          S(mdvec_option_info_t) F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
+                            F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo)
+                              F(mdvec_option_info_t, hi) F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
+                                S(mdvec_constant_t) F(mdvec_constant_t, struct_size) F(mdvec_constant_t, name)
+                                  F(mdvec_constant_t, count) F(mdvec_constant_t, values) F(mdvec_constant_t, help)
+                                    S(mdvec_spec_t) F(mdvec_spec_t, struct_size) F(mdvec_spec_t, task)
+                                      F(mdvec_spec_t, num_envs) F(mdvec_spec_t, threads) F(mdvec_spec_t, obs_dim)
+                                        F(mdvec_spec_t, obs_dtype) F(mdvec_spec_t, act_dim) F(mdvec_spec_t, n_info)
+                                          F(mdvec_spec_t, max_episode_steps) F(mdvec_spec_t, nq) F(mdvec_spec_t, nv) F(
+                                            mdvec_spec_t, autoreset) F(mdvec_spec_t, model_path) F(mdvec_spec_t, dt)
+                                            F(mdvec_spec_t, reward_kind) S(mdvec_field_t) F(mdvec_field_t, struct_size)
+                                              F(mdvec_field_t, name) F(mdvec_field_t, dtype) F(mdvec_field_t, when)
+                                                F(mdvec_field_t, kind)};
 #undef S
 #undef F
 

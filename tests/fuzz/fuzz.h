@@ -20,15 +20,15 @@
 /*---------------------------------- Input reader --------------------------------------------------*/
 
 typedef struct fz_ {
-  const uint8_t *p;   /* next byte */
-  size_t n;           /* bytes left */
+  const uint8_t *p; /* next byte */
+  size_t n;         /* bytes left */
 } fz;
 
-uint8_t fz_u8(fz *f);                     /* next byte, 0 past the end */
-uint16_t fz_u16(fz *f);                   /* little endian */
+uint8_t fz_u8(fz *f);   /* next byte, 0 past the end */
+uint16_t fz_u16(fz *f); /* little endian */
 uint32_t fz_u32(fz *f);
 uint64_t fz_u64(fz *f);
-size_t fz_pick(fz *f, size_t n);          /* one byte modulo n (n > 0) */
+size_t fz_pick(fz *f, size_t n); /* one byte modulo n (n > 0) */
 
 /* A double: selector byte s; s < FZ_N_DOUBLES: table value; s == 255: 8 raw bytes (any bit
  * pattern, NaN payloads included); otherwise (s - 144) / 8 (small numbers in [-14, 13.75]). */
@@ -109,7 +109,7 @@ typedef struct fz_snap_ {
   unsigned char *bytes;
 } fz_snap;
 void fz_snap_take(const mdvec_t *h, fz_snap *s);
-int fz_snap_same(const mdvec_t *h, const fz_snap *s);  /* 1 when nothing changed */
+int fz_snap_same(const mdvec_t *h, const fz_snap *s); /* 1 when nothing changed */
 void fz_snap_free(fz_snap *s);
 
 /* Fill (n) actions of dtype (MDVEC_DTYPE_F32 / F64) from the input: a fill mode byte, then values

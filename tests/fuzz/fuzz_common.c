@@ -50,17 +50,60 @@ static uint64_t le(fz *f, int bytes) {
   return v;
 }
 
-uint16_t fz_u16(fz *f) { return (uint16_t)le(f, 2); }
-uint32_t fz_u32(fz *f) { return (uint32_t)le(f, 4); }
-uint64_t fz_u64(fz *f) { return le(f, 8); }
-size_t fz_pick(fz *f, size_t n) { return n ? fz_u8(f) % n : 0; }
+uint16_t fz_u16(fz *f) {
+  return (uint16_t)le(f, 2);
+}
+uint32_t fz_u32(fz *f) {
+  return (uint32_t)le(f, 4);
+}
+uint64_t fz_u64(fz *f) {
+  return le(f, 8);
+}
+size_t fz_pick(fz *f, size_t n) {
+  return n ? fz_u8(f) % n : 0;
+}
 
 const double fz_doubles[FZ_N_DOUBLES] = {
-  0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, NAN,
-  -NAN, INFINITY, -INFINITY, DBL_MAX, -DBL_MAX, DBL_MIN, 4.9406564584124654e-324, -4.9406564584124654e-324,
-  FLT_MAX, -FLT_MAX, 3.4028235677973366e38 /* rounds to inf as float32 */, 1e300, -1e300, 1e9, -1e9, 1e-9,
-  1.0000001, 0.99999994, 9007199254740992.0, 9223372036854775808.0, 2147483648.0, -2147483649.0, 100.0, 1000.0,
-  1e6, -1e6, 1e20, 1.0 + DBL_EPSILON, 1.5, 0.3, FLT_MIN, 1e-300,
+  0.0,
+  -0.0,
+  1.0,
+  -1.0,
+  0.5,
+  -0.5,
+  2.0,
+  NAN,
+  -NAN,
+  INFINITY,
+  -INFINITY,
+  DBL_MAX,
+  -DBL_MAX,
+  DBL_MIN,
+  4.9406564584124654e-324,
+  -4.9406564584124654e-324,
+  FLT_MAX,
+  -FLT_MAX,
+  3.4028235677973366e38 /* rounds to inf as float32 */,
+  1e300,
+  -1e300,
+  1e9,
+  -1e9,
+  1e-9,
+  1.0000001,
+  0.99999994,
+  9007199254740992.0,
+  9223372036854775808.0,
+  2147483648.0,
+  -2147483649.0,
+  100.0,
+  1000.0,
+  1e6,
+  -1e6,
+  1e20,
+  1.0 + DBL_EPSILON,
+  1.5,
+  0.3,
+  FLT_MIN,
+  1e-300,
 };
 
 double fz_double(fz *f) {
@@ -76,14 +119,12 @@ double fz_double(fz *f) {
 }
 
 const int fz_ints[FZ_N_INTS] = {
-  0, 1, -1, 2, 3, 4, 5, 7,
-  8, 9, 10, 13, 14, 15, 16, 17,
-  24, 25, 26, 100, 224, 225, 226, 249,
-  250, 251, 255, 256, 1000, 10000, 10001, 65535,
-  65536, 1000000, 1000001, 10000000, 100000000, 999999999, 1000000000, 1000000001,
-  INT_MAX, INT_MIN, INT_MAX - 1, INT_MIN + 1, -2, -3, -100, -1000000,
-  6, 11, 12, 20, 30, 32, 50, 64,
-  127, 128, 200, 300, 500, 1024, 4096, 1 << 30,
+  0,       1,       -1,       2,         3,         4,          5,          7,       8,       9,           10,
+  13,      14,      15,       16,        17,        24,         25,         26,      100,     224,         225,
+  226,     249,     250,      251,       255,       256,        1000,       10000,   10001,   65535,       65536,
+  1000000, 1000001, 10000000, 100000000, 999999999, 1000000000, 1000000001, INT_MAX, INT_MIN, INT_MAX - 1, INT_MIN + 1,
+  -2,      -3,      -100,     -1000000,  6,         11,         12,         20,      30,      32,          50,
+  64,      127,     128,      200,       300,       500,        1024,       4096,    1 << 30,
 };
 
 int fz_int(fz *f) {
@@ -94,9 +135,22 @@ int fz_int(fz *f) {
 }
 
 const int64_t fz_i64s[FZ_N_I64] = {
-  INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, (int64_t)INT_MAX + 1, (int64_t)INT_MIN - 1,
-  (int64_t)UINT32_MAX, (int64_t)1 << 53, ((int64_t)1 << 53) + 1, (int64_t)1e12, -(int64_t)1e12, (int64_t)1e15,
-  1000000000, 1000000001, 999999999, 2147483647,
+  INT64_MAX,
+  INT64_MIN,
+  INT64_MAX - 1,
+  INT64_MIN + 1,
+  (int64_t)INT_MAX + 1,
+  (int64_t)INT_MIN - 1,
+  (int64_t)UINT32_MAX,
+  (int64_t)1 << 53,
+  ((int64_t)1 << 53) + 1,
+  (int64_t)1e12,
+  -(int64_t)1e12,
+  (int64_t)1e15,
+  1000000000,
+  1000000001,
+  999999999,
+  2147483647,
 };
 
 int64_t fz_i64(fz *f) {
@@ -123,18 +177,60 @@ const char *fz_str(fz *f, char *buf, size_t cap) {
 
 /*---------------------------------- Text ----------------------------------------------------------*/
 
-#define LONG_DIGITS                                                                                     \
+#define LONG_DIGITS                                                                                      \
   "1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111" \
   "1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111" \
   "11111111111111111111111111111111111111111111111111111111111111111111111111111111"
 
 const char *const fz_weird[FZ_N_WEIRD] = {
-  "", " ", "1 ", " 1", "0x10", "1e3", "+5", "-0",
-  "true", "True", "TRUE", "false", "1,2", "1,,2", ",", "1,2,3",
-  "inf,inf", "-inf,inf", "nan,1", "v1", "v2", "v1|v2", "|", "9223372036854775808",
-  "-9223372036854775809", "1e400", "0x1p-1074", "1e-400", LONG_DIGITS, "0," LONG_DIGITS, LONG_DIGITS ",1", "nan",
-  "-nan", "infinity", "NaN", "1.5", "2147483648", "-2147483649", "1000000001", "0,0",
-  "5,4", "-1,1", "1e9,1e9", "0,1e9", "default", "backlash", "backlash_lower", "\xff\xfe",
+  "",
+  " ",
+  "1 ",
+  " 1",
+  "0x10",
+  "1e3",
+  "+5",
+  "-0",
+  "true",
+  "True",
+  "TRUE",
+  "false",
+  "1,2",
+  "1,,2",
+  ",",
+  "1,2,3",
+  "inf,inf",
+  "-inf,inf",
+  "nan,1",
+  "v1",
+  "v2",
+  "v1|v2",
+  "|",
+  "9223372036854775808",
+  "-9223372036854775809",
+  "1e400",
+  "0x1p-1074",
+  "1e-400",
+  LONG_DIGITS,
+  "0," LONG_DIGITS,
+  LONG_DIGITS ",1",
+  "nan",
+  "-nan",
+  "infinity",
+  "NaN",
+  "1.5",
+  "2147483648",
+  "-2147483649",
+  "1000000001",
+  "0,0",
+  "5,4",
+  "-1,1",
+  "1e9,1e9",
+  "0,1e9",
+  "default",
+  "backlash",
+  "backlash_lower",
+  "\xff\xfe",
 };
 
 static char g_paths[64][1024];
@@ -196,9 +292,9 @@ static void build_paths(void) {
   add_joined(MDVEC_MODELS_DIR, "duck.xml");
   add_joined(MDVEC_MODELS_DIR, "duck_backlash.xml");
   add_joined(MDVEC_MODELS_DIR, "duck_backlash_lower.xml");
-  static const char *const odd[] = {"empty.xml", "malformed.xml", "no_actuator.xml", "one_slide.xml",
-                                    "two_hinge.xml", "free_motor.xml", "tiny_arena.xml", "tiny_stack.xml", "many_actuators.xml",
-                                    "unstable.xml"};
+  static const char *const odd[] = {"empty.xml",          "malformed.xml",  "no_actuator.xml", "one_slide.xml",
+                                    "two_hinge.xml",      "free_motor.xml", "tiny_arena.xml",  "tiny_stack.xml",
+                                    "many_actuators.xml", "unstable.xml"};
   for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) add_joined(FUZZ_MODELS_DIR, odd[k]);
   for (int t = 1; mdvec_task_name(t); t++) {
     const char *xml = fz_task_xml(mdvec_task_name(t));
@@ -216,7 +312,9 @@ const char *fz_path(int k) {
   return k >= 0 && k < g_n_paths ? g_path_list[k] : NULL;
 }
 
-const char *fz_pick_path(fz *f) { return fz_path((int)fz_pick(f, (size_t)fz_path_count())); }
+const char *fz_pick_path(fz *f) {
+  return fz_path((int)fz_pick(f, (size_t)fz_path_count()));
+}
 
 static const char *fmt_double(double v, char *buf, size_t cap) {
   snprintf(buf, cap, "%.17g", v);
@@ -227,11 +325,16 @@ const char *fz_option_text(fz *f, const mdvec_option_info_t *o, char *buf, size_
   uint8_t s = fz_u8(f);
   char a[64], b[64];
   switch (s % 8) {
-    case 0: return o ? o->def : NULL;
-    case 1: return fz_weird[fz_pick(f, FZ_N_WEIRD)];
-    case 2: return fz_str(f, buf, cap);
-    case 3: return fz_pick_path(f);
-    default: break;
+    case 0:
+      return o ? o->def : NULL;
+    case 1:
+      return fz_weird[fz_pick(f, FZ_N_WEIRD)];
+    case 2:
+      return fz_str(f, buf, cap);
+    case 3:
+      return fz_pick_path(f);
+    default:
+      break;
   }
   int type = o ? o->type : 1 + (int)fz_pick(f, 7);
   switch (type) {
@@ -333,7 +436,7 @@ mdvec_t *fz_cache_get(const char *key) {
 
 void fz_cache_put(const char *key, mdvec_t *h) {
   if (!fz_cache_on() || !h) return;
-  if (g_cache_n == CACHE_MAX) {  /* full: start over */
+  if (g_cache_n == CACHE_MAX) { /* full: start over */
     for (int k = 0; k < g_cache_n; k++) mdvec_destroy(g_cache[k].h);
     g_cache_n = 0;
   }
@@ -387,8 +490,7 @@ void fz_touch_buffers(const mdvec_t *h) {
   for (size_t i = 0; i < n; i++) {
     if (te[i] > 1 || tr[i] > 1 || d[i] > 1 || r[i] > 1)
       fz_fail("env %zu: flags not 0/1: terminated %u truncated %u done %u reset %u", i, te[i], tr[i], d[i], r[i]);
-    if (d[i] != (te[i] | tr[i]))
-      fz_fail("env %zu: done %u != terminated %u | truncated %u", i, d[i], te[i], tr[i]);
+    if (d[i] != (te[i] | tr[i])) fz_fail("env %zu: done %u != terminated %u | truncated %u", i, d[i], te[i], tr[i]);
   }
   const float *obs32 = mdvec_obs(h), *fin32 = mdvec_terminal_obs(h);
   if (s.obs_dtype == MDVEC_DTYPE_F32) {
@@ -406,14 +508,14 @@ void fz_query(mdvec_t *h, fz *f) {
       (s.obs_dtype != MDVEC_DTYPE_F32 && s.obs_dtype != MDVEC_DTYPE_F64) || s.autoreset < 0 || s.autoreset > 2 ||
       s.nq < 0 || s.nv < 0 || s.max_episode_steps < 0)
     fz_fail("spec out of range: task %s N %d T %d obs %d/%d act %d info %d ar %d nq %d nv %d max %d",
-            s.task ? s.task : "(null)", s.num_envs, s.threads, s.obs_dim, s.obs_dtype, s.act_dim, s.n_info,
-            s.autoreset, s.nq, s.nv, s.max_episode_steps);
+            s.task ? s.task : "(null)", s.num_envs, s.threads, s.obs_dim, s.obs_dtype, s.act_dim, s.n_info, s.autoreset,
+            s.nq, s.nv, s.max_episode_steps);
   mdvec_spec_t small = {.struct_size = sizeof small - 1};
   if (mdvec_spec(h, &small) != MDVEC_ERR_ARG) fz_fail("mdvec_spec took a short struct_size");
   mdvec_dims_t dims = {.struct_size = sizeof dims};
   if (mdvec_dims(h, &dims) != MDVEC_OK) fz_fail("mdvec_dims failed");
-  if (dims.num_envs != s.num_envs || dims.threads != s.threads || dims.nu != s.act_dim ||
-      dims.obs_dim != s.obs_dim || dims.n_info != s.n_info)
+  if (dims.num_envs != s.num_envs || dims.threads != s.threads || dims.nu != s.act_dim || dims.obs_dim != s.obs_dim ||
+      dims.n_info != s.n_info)
     fz_fail("mdvec_dims disagrees with mdvec_spec");
   for (int k = -1; k <= s.n_info; k++) {
     mdvec_field_t fl = {.struct_size = sizeof fl};
@@ -437,7 +539,7 @@ void fz_query(mdvec_t *h, fz *f) {
   if (n_opt < 0) fz_fail("the handle's task '%s' is not in the catalogue", s.task);
   /* state readout: a few sigs, valid or not, into buffers of exactly the size asked for */
   unsigned sigs[4] = {mjSTATE_PHYSICS | mjSTATE_TIME, (1u << mjNSTATE) - 1, 0, 0};
-  sigs[2] = fz_u32(f);  /* read in this order (an initializer list's order is unspecified) */
+  sigs[2] = fz_u32(f); /* read in this order (an initializer list's order is unspecified) */
   sigs[3] = 1u << fz_pick(f, 32);
   for (int k = 0; k < 4; k++) {
     unsigned sig = sigs[k];
@@ -452,7 +554,8 @@ void fz_query(mdvec_t *h, fz *f) {
     if (!buf) continue;
     int rc = mdvec_get_state(h, i, sig, buf, give);
     int ok = valid && i >= 0 && i < s.num_envs && give == size;
-    if ((rc == MDVEC_OK) != ok) fz_fail("mdvec_get_state(env %d, sig 0x%x, size %zu of %zu) returned %d", i, sig, give, size, rc);
+    if ((rc == MDVEC_OK) != ok)
+      fz_fail("mdvec_get_state(env %d, sig 0x%x, size %zu of %zu) returned %d", i, sig, give, size, rc);
     if (rc == MDVEC_OK) touch(buf, give * sizeof(double), "state");
     free(buf);
   }
@@ -466,7 +569,11 @@ void fz_snap_take(const mdvec_t *h, fz_snap *s) {
   s->bytes = malloc(s->size ? s->size : 1);
   if (!s->bytes) fz_fail("out of memory for a snapshot");
   unsigned char *p = s->bytes;
-#define PUT(src, len) do { memcpy(p, (src), (len)); p += (len); } while (0)
+#define PUT(src, len)        \
+  do {                       \
+    memcpy(p, (src), (len)); \
+    p += (len);              \
+  } while (0)
   PUT(mdvec_obs_data(h), ob);
   PUT(mdvec_final_obs_data(h), ob);
   PUT(mdvec_reward(h), n * sizeof(double));
@@ -510,20 +617,35 @@ void fz_actions(fz *f, void *actions, size_t n, int dtype, const mdvec_t *h) {
   for (size_t k = 0; k < n; k++) {
     double v;
     switch (mode) {
-      case 0: v = one; break;
-      case 1: v = (k % act == 0 && k) ? (one = fz_double(f)) : one; break;
-      case 2: v = fz_double(f); break;
-      case 3: v = ((int)fz_u8(f) - 128) / 64.0; break;
-      case 4: v = 0.0; break;
+      case 0:
+        v = one;
+        break;
+      case 1:
+        v = (k % act == 0 && k) ? (one = fz_double(f)) : one;
+        break;
+      case 2:
+        v = fz_double(f);
+        break;
+      case 3:
+        v = ((int)fz_u8(f) - 128) / 64.0;
+        break;
+      case 4:
+        v = 0.0;
+        break;
       default: {
         size_t j = k % act;
         uint8_t w = fz_u8(f) % 5;
-        v = w == 0 ? lo[j] : w == 1 ? hi[j] : w == 2 ? nextafter(lo[j], -INFINITY)
-          : w == 3 ? nextafter(hi[j], INFINITY) : 0.5 * lo[j] + 0.5 * hi[j];
+        v = w == 0   ? lo[j]
+            : w == 1 ? hi[j]
+            : w == 2 ? nextafter(lo[j], -INFINITY)
+            : w == 3 ? nextafter(hi[j], INFINITY)
+                     : 0.5 * lo[j] + 0.5 * hi[j];
       }
     }
-    if (dtype == MDVEC_DTYPE_F32) ((float *)actions)[k] = to_f32(v);
-    else ((double *)actions)[k] = v;
+    if (dtype == MDVEC_DTYPE_F32)
+      ((float *)actions)[k] = to_f32(v);
+    else
+      ((double *)actions)[k] = v;
   }
 }
 
@@ -531,8 +653,7 @@ void fz_actions(fz *f, void *actions, size_t n, int dtype, const mdvec_t *h) {
 
 static void log_handler(const mjLogMessage *msg) {
   if (msg->level == mjLOG_ERROR)
-    fz_fail("a MuJoCo error reached the process-wide handler (not trapped by libmdvec): %s",
-            msg->subject);
+    fz_fail("a MuJoCo error reached the process-wide handler (not trapped by libmdvec): %s", msg->subject);
   /* warnings and info: dropped (no MUJOCO_LOG.TXT, no output) */
 }
 

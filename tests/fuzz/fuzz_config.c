@@ -96,18 +96,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_init();
   fz in = {data, size}, *f = &in;
   const size_t full = sizeof(mdvec_config_t), v1 = offsetof(mdvec_config_t, task);
-  const size_t v11 = offsetof(mdvec_config_t, dot);  /* the 1.1 layout ended after on_error */
+  const size_t v11 = offsetof(mdvec_config_t, dot); /* the 1.1 layout ended after on_error */
 
   /* struct_size and the block holding the config */
   uint8_t layout = fz_u8(f) % 6;
   size_t declared;
   switch (layout) {
-    case 0: declared = full; break;
-    case 1: declared = v1; break;
-    case 5: declared = v11; break;
+    case 0:
+      declared = full;
+      break;
+    case 1:
+      declared = v1;
+      break;
+    case 5:
+      declared = v11;
+      break;
     case 2:
-    case 3: declared = full + 8 * (1 + fz_pick(f, 4)); break;
-    default: declared = fz_u16(f); break;
+    case 3:
+      declared = full + 8 * (1 + fz_pick(f, 4));
+      break;
+    default:
+      declared = fz_u16(f);
+      break;
   }
   int valid = declared == v1 || declared == v11 || declared >= full;
   size_t alloc = declared > sizeof(size_t) ? declared : sizeof(size_t);
@@ -119,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!valid) memcpy(mem, &declared, sizeof declared);
   int tail_set = 0;
   if (valid) {
-    if (cfg->struct_size != declared) fz_fail("mdvec_config_init left struct_size %zu, not %zu", cfg->struct_size, declared);
+    if (cfg->struct_size != declared)
+      fz_fail("mdvec_config_init left struct_size %zu, not %zu", cfg->struct_size, declared);
     for (size_t k = full; k < declared; k++)
       if (mem[k]) fz_fail("mdvec_config_init left byte %zu of the unknown tail nonzero", k);
     if (layout == 3) {
@@ -128,8 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       tail_set = 1;
     }
   }
-  int has_appended = valid && declared >= v11;  /* the 1.1 fields */
-  int has_dot = valid && declared >= full;        /* the 1.2 fields */
+  int has_appended = valid && declared >= v11; /* the 1.1 fields */
+  int has_dot = valid && declared >= full;     /* the 1.2 fields */
 
   /* fields */
   uint16_t flags = fz_u16(f);
@@ -143,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cfg->num_envs = n[fz_pick(f, 8)];
     }
     if (flags & 0x0002) {
-      static const int t[] = {0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN, 1025};  /* the pool takes <= 1024 */
+      static const int t[] = {0, 1, 2, 3, 4, -1, 9, 16, INT_MAX, INT_MIN, 1025}; /* the pool takes <= 1024 */
       cfg->threads = t[fz_pick(f, 11)];
     }
     if (flags & 0x0004) cfg->allow_overcommit = fz_u8(f) & 1;
@@ -175,14 +186,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cfg->dr = fz_int(f);
     }
   }
-  const char *decl_task = NULL;  /* the task whose option names are used (the duck when unknown) */
+  const char *decl_task = NULL; /* the task whose option names are used (the duck when unknown) */
   if (has_appended && (flags & 0x0400)) {
     /* below 0xF0: a task of the catalogue; 0xF0: NULL; 0xF1: ""; 0xF2: a name as text; above: odd names */
     uint8_t s = fz_u8(f);
-    if (s < 0xF0) task = mdvec_task_name(s % mdvec_task_count());
-    else if (s == 0xF0) task = NULL;
-    else if (s == 0xF1) task = "";
-    else if (s == 0xF2) task = fz_str(f, tbuf, sizeof tbuf);
+    if (s < 0xF0)
+      task = mdvec_task_name(s % mdvec_task_count());
+    else if (s == 0xF0)
+      task = NULL;
+    else if (s == 0xF1)
+      task = "";
+    else if (s == 0xF2)
+      task = fz_str(f, tbuf, sizeof tbuf);
     else {
       static const char *const odd[] = {"Hopper-v5 ", "hopper-v5", "duck\n", "DUCK", "Hopper-v4", "Hopper"};
       task = odd[(s - 0xF3) % 6];
@@ -193,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (has_appended && (flags & 0x0800)) {
     uint8_t s = fz_u8(f) % 10;
     int count = s < 8 ? s : 1 + (int)fz_pick(f, MAX_OPTS);
-    opts = calloc((size_t)count, sizeof *opts);  /* exactly count entries: a read past them is a report */
+    opts = calloc((size_t)count, sizeof *opts); /* exactly count entries: a read past them is a report */
     if (!opts) {
       free(mem);
       return 0;
@@ -207,14 +222,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (ns < 5) {
         o = (mdvec_option_info_t){.struct_size = sizeof o};
         name = mdvec_task_option(decl_task, (int)fz_pick(f, (size_t)(n_decl > 0 ? n_decl : 1)), &o) == MDVEC_OK
-             ? o.name : "substeps";
+                 ? o.name
+                 : "substeps";
       } else if (ns == 5) {
         name = NULL;
       } else if (ns == 6) {
         name = fz_str(f, nbuf[k], sizeof nbuf[k]);
       } else {
-        static const char *const other[] = {"frame_skip", "xml_file", "substeps", "reset_noise_scale",
-                                            "max_episode_steps", "ctrl_cost_weight", "healthy_z_range", "reward"};
+        static const char *const other[] = {
+          "frame_skip",        "xml_file",         "substeps",        "reset_noise_scale",
+          "max_episode_steps", "ctrl_cost_weight", "healthy_z_range", "reward"};
         name = other[fz_pick(f, 8)];
       }
       int known = find_decl(decl_task, name, &o);
@@ -266,7 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *err = es == 1 ? NULL : malloc(err_size ? err_size : 1);
   if (err) memset(err, 'X', err_size ? err_size : 1);
 
-  mdvec_t *h = (mdvec_t *)&rc;  /* must be overwritten */
+  mdvec_t *h = (mdvec_t *)&rc; /* must be overwritten */
   rc = mdvec_create(&h, cfg, err, err_size);
   if (rc != MDVEC_OK && rc != MDVEC_ERR_ARG && rc != MDVEC_ERR_CONFIG && rc != MDVEC_ERR_MODEL &&
       rc != MDVEC_ERR_NOMEM && rc != MDVEC_ERR_THREAD)
@@ -281,18 +298,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!valid && rc != MDVEC_ERR_ARG) fz_fail("struct_size %zu accepted (rc %d)", declared, rc);
     if (getenv("FUZZ_VERBOSE")) fprintf(stderr, "fuzz_config: rc %d: %s\n", rc, err && err_size ? err : "");
   } else {
-    if (!valid || tail_set) fz_fail("mdvec_create accepted struct_size %zu%s", declared, tail_set ? " with a nonzero tail" : "");
-    if (!dot_ok) fz_fail("mdvec_create accepted dot %d (ddot %s, ddot64 %s)", cfg->dot, cfg->ddot ? "set" : "NULL",
-                         cfg->ddot64 ? "set" : "NULL");
+    if (!valid || tail_set)
+      fz_fail("mdvec_create accepted struct_size %zu%s", declared, tail_set ? " with a nonzero tail" : "");
+    if (!dot_ok)
+      fz_fail("mdvec_create accepted dot %d (ddot %s, ddot64 %s)", cfg->dot, cfg->ddot ? "set" : "NULL",
+              cfg->ddot64 ? "set" : "NULL");
     if (!h) fz_fail("mdvec_create returned MDVEC_OK and no handle");
     mdvec_spec_t s = {.struct_size = sizeof s};
     mdvec_spec(h, &s);
     int want_ar = cfg->autoreset == 0 ? 0 : cfg->autoreset == 2 ? 2 : 1;
     const char *want_task = has_appended && cfg->task ? cfg->task : mdvec_task_name(0);
     if (s.num_envs != cfg->num_envs || s.autoreset != want_ar || strcmp(s.task, want_task))
-      fz_fail("spec (N %d, autoreset %d, task %s) differs from the config (N %d, autoreset %d, task %s)",
-              s.num_envs, s.autoreset, s.task, cfg->num_envs, cfg->autoreset, want_task);
-    int want_threads = cfg->threads < cfg->num_envs ? cfg->threads : cfg->num_envs;  /* capped at N */
+      fz_fail("spec (N %d, autoreset %d, task %s) differs from the config (N %d, autoreset %d, task %s)", s.num_envs,
+              s.autoreset, s.task, cfg->num_envs, cfg->autoreset, want_task);
+    int want_threads = cfg->threads < cfg->num_envs ? cfg->threads : cfg->num_envs; /* capped at N */
     if (cfg->threads > 0 && s.threads != want_threads)
       fz_fail("spec threads %d, asked %d for %d envs", s.threads, cfg->threads, cfg->num_envs);
     fz_query(h, f);
@@ -301,8 +320,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       int code = mdvec_reset(h);
       if (code != MDVEC_OK && code != MDVEC_ERR_PHYSICS) fz_fail("mdvec_reset returned %d", code);
       fz_touch_buffers(h);
-      long long cost = step_cost(cfg, has_appended, s.task, has_appended ? cfg->options : NULL,
-                                 has_appended ? cfg->n_options : 0);
+      long long cost =
+        step_cost(cfg, has_appended, s.task, has_appended ? cfg->options : NULL, has_appended ? cfg->n_options : 0);
       if (code == MDVEC_OK && cost * s.num_envs <= 400) {
         size_t n = (size_t)s.num_envs * (size_t)s.act_dim;
         int dtype = fz_u8(f) & 1 ? MDVEC_DTYPE_F32 : MDVEC_DTYPE_F64;

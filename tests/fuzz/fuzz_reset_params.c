@@ -65,10 +65,14 @@ static void reset_with_params(fz *f, mdvec_t *h, const mdvec_spec_t *s, const md
   p.init_noise = fuzzed & 0x0001 ? fz_double(f) : 0.0;
   double *qpos = NULL, *qvel = NULL, *pvel = NULL, *mass = NULL;
   int64_t *steps = NULL;
-  if (!(fuzzed & 0x0002)) qpos = fuzz_array(&(fz){0}, nu, 0.0);
-  else if (fz_u8(f) % 8) qpos = fuzz_array(f, nu, 0.0);
-  if (!(fuzzed & 0x0004)) qvel = fuzz_array(&(fz){0}, nu, 0.0);
-  else if (fz_u8(f) % 8) qvel = fuzz_array(f, nu, 0.0);
+  if (!(fuzzed & 0x0002))
+    qpos = fuzz_array(&(fz){0}, nu, 0.0);
+  else if (fz_u8(f) % 8)
+    qpos = fuzz_array(f, nu, 0.0);
+  if (!(fuzzed & 0x0004))
+    qvel = fuzz_array(&(fz){0}, nu, 0.0);
+  else if (fz_u8(f) % 8)
+    qvel = fuzz_array(f, nu, 0.0);
   p.qpos = qpos;
   p.qvel = qvel;
   p.n_pushes = fuzzed & 0x0008 ? fz_int(f) : d->n_pushes;
@@ -80,15 +84,19 @@ static void reset_with_params(fz *f, mdvec_t *h, const mdvec_spec_t *s, const md
       steps[k] = fuzzed & 0x0010 ? fz_i64(f) : (int64_t)((k * 7 + 1) % (size_t)len);
   }
   p.push_steps = steps;
-  if (!(fuzzed & 0x0020)) pvel = fuzz_array(&(fz){0}, 2 * np, 0.5);
-  else if (fz_u8(f) % 8) pvel = fuzz_array(f, 2 * np, 0.5);
+  if (!(fuzzed & 0x0020))
+    pvel = fuzz_array(&(fz){0}, 2 * np, 0.5);
+  else if (fz_u8(f) % 8)
+    pvel = fuzz_array(f, 2 * np, 0.5);
   p.push_vel = pvel;
   p.latency = fuzzed & 0x0040 ? fz_int(f) : 0;
   p.noise_scale = fuzzed & 0x0080 ? fz_double(f) : 1.0;
   p.has_dr = fuzzed & 0x0100 ? fz_int(f) : dr;
   for (int k = 0; k < 5; k++) p.servo[k] = fuzzed & 0x0200 ? fz_double(f) : 1.0;
-  if (!(fuzzed & 0x0400)) mass = fuzz_array(&(fz){0}, nbody - 1, 1.0);
-  else if (fz_u8(f) % 8) mass = fuzz_array(f, nbody - 1, 1.0);
+  if (!(fuzzed & 0x0400))
+    mass = fuzz_array(&(fz){0}, nbody - 1, 1.0);
+  else if (fz_u8(f) % 8)
+    mass = fuzz_array(f, nbody - 1, 1.0);
   p.mass_scale = mass;
   p.floor_friction = fuzzed & 0x0800 ? fz_double(f) : 1.0;
   int i = fuzzed & 0x1000 ? fz_int(f) : (int)fz_pick(f, (size_t)s->num_envs);
@@ -103,7 +111,8 @@ static void reset_with_params(fz *f, mdvec_t *h, const mdvec_spec_t *s, const md
   if (rc != MDVEC_OK && rc != MDVEC_ERR_ARG && rc != MDVEC_ERR_PARAMS && rc != MDVEC_ERR_PHYSICS)
     fz_fail("mdvec_reset_with_params returned %d", rc);
   if (rc == MDVEC_ERR_ARG || rc == MDVEC_ERR_PARAMS) {
-    if (!fz_snap_same(h, &before)) fz_fail("a refused reset_with_params (rc %d: %s) changed the buffers", rc, mdvec_errmsg(h));
+    if (!fz_snap_same(h, &before))
+      fz_fail("a refused reset_with_params (rc %d: %s) changed the buffers", rc, mdvec_errmsg(h));
     if (!mdvec_errmsg(h)[0]) fz_fail("reset_with_params refused (rc %d) without a message", rc);
   } else {
     int ok_size = p.struct_size == sizeof p, ok_i = i >= 0 && i < s->num_envs;
@@ -116,8 +125,9 @@ static void reset_with_params(fz *f, mdvec_t *h, const mdvec_spec_t *s, const md
     int ok_dr = !dr || (p.has_dr && all_finite(p.servo, 5) && all_finite(mass, nbody - 1) &&
                         isfinite(p.floor_friction) && p.floor_friction >= 0);
     if (!(ok_size && ok_i && ok_counts && ok_steps && ok_values && ok_dr))
-      fz_fail("reset_with_params accepted invalid parameters (rc %d): size %d env %d counts %d steps %d values %d dr %d",
-              rc, ok_size, ok_i, ok_counts, ok_steps, ok_values, ok_dr);
+      fz_fail(
+        "reset_with_params accepted invalid parameters (rc %d): size %d env %d counts %d steps %d values %d dr %d", rc,
+        ok_size, ok_i, ok_counts, ok_steps, ok_values, ok_dr);
     const uint8_t *flags = mdvec_reset_flags(h);
     const unsigned char *obs = mdvec_obs_data(h);
     for (int j = 0; j < s->num_envs; j++) {
@@ -148,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz in = {data, size}, *f = &in;
   uint8_t sel = fz_u8(f);
   const config *c = &kConfigs[sel % 8];
-  if (!strcmp(c->task, "Hopper-v5") && !fz_task_xml(c->task)) c = &kConfigs[0];  /* no Gymnasium assets */
+  if (!strcmp(c->task, "Hopper-v5") && !fz_task_xml(c->task)) c = &kConfigs[0]; /* no Gymnasium assets */
   int n = 1 + (sel >> 3) % 2, t = 1 + (sel >> 4) % 2, ar = (sel >> 5) % 3;
   char key[128];
   snprintf(key, sizeof key, "%s/%d/%d/%d", c->key, n, t, ar);

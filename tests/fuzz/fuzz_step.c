@@ -33,8 +33,15 @@ typedef struct {
 static const config kDuck[3] = {
   {"duck", "duck", 0, {{0}}},
   {"duck_short", "duck", 4, {{"episode_len", "5"}, {"push_window", "0,5"}, {"n_pushes", "1"}, {"init_noise", "0.05"}}},
-  {"duck_dr", "duck", 6, {{"dr", "true"}, {"latency", "2"}, {"sensor_noise", "true"}, {"episode_len", "8"},
-                          {"push_window", "1,8"}, {"n_pushes", "2"}}},
+  {"duck_dr",
+   "duck",
+   6,
+   {{"dr", "true"},
+    {"latency", "2"},
+    {"sensor_noise", "true"},
+    {"episode_len", "8"},
+    {"push_window", "1,8"},
+    {"n_pushes", "2"}}},
 };
 
 static int finite_actions(const void *a, size_t n, int dtype) {
@@ -47,9 +54,9 @@ static int finite_actions(const void *a, size_t n, int dtype) {
 typedef struct {
   mdvec_t *h;
   mdvec_spec_t s;
-  size_t row;                 /* bytes of one obs row */
-  int tracking;               /* 1 while prev_done is known (no MuJoCo error since the last full reset) */
-  uint8_t prev_done[MAX_N];   /* NEXT_STEP: the previous step finished env i and no reset came since */
+  size_t row;               /* bytes of one obs row */
+  int tracking;             /* 1 while prev_done is known (no MuJoCo error since the last full reset) */
+  uint8_t prev_done[MAX_N]; /* NEXT_STEP: the previous step finished env i and no reset came since */
 } state;
 
 static const unsigned char *row_of(const void *buf, const state *st, int i) {
@@ -66,16 +73,20 @@ static void op_step(fz *f, state *st) {
   size_t elem = dtype == MDVEC_DTYPE_F32 ? sizeof(float) : sizeof(double);
   void *a = malloc(na * elem);
   if (!a) return;
-  if (dtype == MDVEC_DTYPE_F32 || dtype == MDVEC_DTYPE_F64) fz_actions(f, a, na, dtype, h);
-  else memset(a, 0, na * elem);
+  if (dtype == MDVEC_DTYPE_F32 || dtype == MDVEC_DTYPE_F64)
+    fz_actions(f, a, na, dtype, h);
+  else
+    memset(a, 0, na * elem);
   fz_snap before;
   fz_snap_take(h, &before);
   int rc = mdvec_step_typed(h, null ? NULL : a, dtype);
   int typed = dtype == MDVEC_DTYPE_F32 || dtype == MDVEC_DTYPE_F64;
   int finite = typed && finite_actions(a, na, dtype);
-  if (rc != MDVEC_OK && rc != MDVEC_ERR_ACTION && rc != MDVEC_ERR_PHYSICS && rc != MDVEC_ERR_STATE && rc != MDVEC_ERR_ARG)
+  if (rc != MDVEC_OK && rc != MDVEC_ERR_ACTION && rc != MDVEC_ERR_PHYSICS && rc != MDVEC_ERR_STATE &&
+      rc != MDVEC_ERR_ARG)
     fz_fail("mdvec_step_typed returned %d", rc);
-  if ((null || !typed) && rc != MDVEC_ERR_ARG) fz_fail("mdvec_step_typed(%s, dtype %d) returned %d", null ? "NULL" : "actions", dtype, rc);
+  if ((null || !typed) && rc != MDVEC_ERR_ARG)
+    fz_fail("mdvec_step_typed(%s, dtype %d) returned %d", null ? "NULL" : "actions", dtype, rc);
   if (!null && typed) {
     if (rc == MDVEC_ERR_ACTION && finite) fz_fail("finite actions refused as non-finite: %s", mdvec_errmsg(h));
     if ((rc == MDVEC_OK || rc == MDVEC_ERR_PHYSICS) && !finite) fz_fail("a non-finite action was stepped (rc %d)", rc);
@@ -88,7 +99,8 @@ static void op_step(fz *f, state *st) {
   fz_touch_buffers(h);
   if (rc == MDVEC_ERR_PHYSICS) st->tracking = 0;
   if (rc == MDVEC_OK) {
-    const uint8_t *reset = mdvec_reset_flags(h), *done = mdvec_done(h), *te = mdvec_terminated(h), *tr = mdvec_truncated(h);
+    const uint8_t *reset = mdvec_reset_flags(h), *done = mdvec_done(h), *te = mdvec_terminated(h),
+                  *tr = mdvec_truncated(h);
     const double *reward = mdvec_reward(h);
     const void *obs = mdvec_obs_data(h), *fin = mdvec_final_obs_data(h);
     for (int i = 0; i < n; i++) {
@@ -122,7 +134,7 @@ static void op_reset_envs(fz *f, state *st) {
   uint64_t *seeds = NULL;
   if (how & 1) {
     mask = malloc((size_t)n);
-    for (int i = 0; i < n; i++) mask[i] = fz_u8(f) % 4 == 0 ? 0 : fz_u8(f);  /* any nonzero byte means yes */
+    for (int i = 0; i < n; i++) mask[i] = fz_u8(f) % 4 == 0 ? 0 : fz_u8(f); /* any nonzero byte means yes */
   }
   if (how & 2) {
     seeds = malloc((size_t)n * sizeof *seeds);
@@ -197,9 +209,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *tasks[64];
   static int n_tasks;
   if (!n_tasks) {
-    for (int k = 1; mdvec_task_name(k) && n_tasks < 60; k++)  /* a task runs when it needs no assets or has them */
+    for (int k = 1; mdvec_task_name(k) && n_tasks < 60; k++) /* a task runs when it needs no assets or has them */
       if (fz_task_xml(mdvec_task_name(k)) || !has_xml_option(mdvec_task_name(k))) tasks[n_tasks++] = mdvec_task_name(k);
-    n_tasks += 3;  /* the duck's three configurations come first */
+    n_tasks += 3; /* the duck's three configurations come first */
     for (int k = n_tasks - 1; k >= 3; k--) tasks[k] = tasks[k - 3];
   }
   /* 255: the task named as text (a duck configuration's key, or a task name; the duck when unknown) */

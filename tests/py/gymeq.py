@@ -7,7 +7,8 @@ gymnasium.make(ID) envs with the same seeds and actions and compares each env's 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -81,15 +82,17 @@ def field_value(value: float, dtype: Any, action_dtype: Any) -> np.ndarray:
     dt = np.dtype(action_dtype) if isinstance(dtype, str) else np.dtype(dtype)
     v = np.asarray(value, np.float64)
     if dt == np.float32:
-        assert np.asarray(v.astype(np.float32), np.float64).tobytes() == v.tobytes(), \
+        assert np.asarray(v.astype(np.float32), np.float64).tobytes() == v.tobytes(), (
             f"a float32 info value {value!r} is not stored as an exact widening"
+        )
     if dt.kind in "iu":
         assert float(int(value)) == value, f"an integer info value {value!r} is not integral"
     return v.astype(dt)
 
 
-def random_actions(rng: np.random.Generator, n: int, act_dim: int, dtype: Any, scale: float,
-                   one: float = 1.0) -> np.ndarray:
+def random_actions(
+    rng: np.random.Generator, n: int, act_dim: int, dtype: Any, scale: float, one: float = 1.0
+) -> np.ndarray:
     """Uniform actions in [-scale, scale], with some exact zeros, -0.0 and ``one`` mixed in."""
     a = rng.uniform(-scale, scale, (n, act_dim))
     special = rng.random((n, act_dim))
@@ -121,9 +124,23 @@ def same_tree(t: Tally, what: str, got: Any, want: Any) -> None:
         t.same(what, got, want)
 
 
-def run_envs(t: Tally, venv: Any, refs: list, *, compare_reset: Callable, compare_step: Callable, seed: int,
-             steps: int, dtypes: tuple, scale: float, mode: str, reseed_every: int, rng: np.random.Generator,
-             label: str = "", one: float = 1.0) -> tuple[int, int]:
+def run_envs(
+    t: Tally,
+    venv: Any,
+    refs: list,
+    *,
+    compare_reset: Callable,
+    compare_step: Callable,
+    seed: int,
+    steps: int,
+    dtypes: tuple,
+    scale: float,
+    mode: str,
+    reseed_every: int,
+    rng: np.random.Generator,
+    label: str = "",
+    one: float = 1.0,
+) -> tuple[int, int]:
     """Drive venv (mdvec) and refs (Gymnasium, one per env) with the same seeds and actions; compare all.
 
     The action dtype cycles through ``dtypes`` step by step; every ``reseed_every`` steps a random
@@ -147,8 +164,9 @@ def run_envs(t: Tally, venv: Any, refs: list, *, compare_reset: Callable, compar
         if reseed_every and step % reseed_every == reseed_every - 1:
             mask = rng.random(num_envs) < 0.5
             mask[rng.integers(num_envs)] = True
-            seeds = [int(rng.integers(0, 2**64, dtype=np.uint64)) if rng.random() < 0.6 else None
-                     for _ in range(num_envs)]
+            seeds = [
+                int(rng.integers(0, 2**64, dtype=np.uint64)) if rng.random() < 0.6 else None for _ in range(num_envs)
+            ]
             before = venv.buffers()["obs"].copy()
             venv.reset_envs(mask=mask, seeds=seeds)
             b = venv.buffers()
@@ -190,8 +208,9 @@ def run_envs(t: Tally, venv: Any, refs: list, *, compare_reset: Callable, compar
     return terms, truncs
 
 
-def run_vector_envs(t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, seed: int, steps: int,
-                    mask_every: int) -> int:
+def run_vector_envs(
+    t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, seed: int, steps: int, mask_every: int
+) -> int:
     """Step two Gymnasium vector envs (mdvec's and Gymnasium's) alike and compare every result with
     same_tree; every ``mask_every`` steps reset a random subset (reset_mask, some seeded). Return the
     number of episode ends."""
@@ -206,8 +225,12 @@ def run_vector_envs(t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, 
             mask = rng.random(n) < 0.5
             mask[0] = True
             seeds = [int(rng.integers(2**32)) if rng.random() < 0.5 else None for _ in range(n)]
-            same_tree(t, f"reset mask step {step}", ours.reset(seed=seeds, options={"reset_mask": mask}),
-                      ref.reset(seed=seeds, options={"reset_mask": mask}))
+            same_tree(
+                t,
+                f"reset mask step {step}",
+                ours.reset(seed=seeds, options={"reset_mask": mask}),
+                ref.reset(seed=seeds, options={"reset_mask": mask}),
+            )
         dtype = (np.float32, np.float64)[step % 2]
         actions = random_actions(rng, n, ref.single_action_space.shape[0], dtype, 1.5)
         got, want = ours.step(actions), ref.step(actions)
@@ -217,8 +240,9 @@ def run_vector_envs(t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, 
     return ends
 
 
-def run_single_env(t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, steps: int, act_dim: int,
-                   gaps: list[str] | None = None) -> None:
+def run_single_env(
+    t: Tally, ours: Any, ref: Any, rng: np.random.Generator, *, steps: int, act_dim: int, gaps: list[str] | None = None
+) -> None:
     """Step two single Gymnasium envs alike (seed 7, resets after each episode end) and compare every
     result with same_tree. With ``gaps``, a reward of another type than Gymnasium's but of the same
     value is noted there and compared as Gymnasium's type."""

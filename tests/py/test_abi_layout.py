@@ -11,9 +11,16 @@ import pytest
 
 from mdvec import _lib
 
-STRUCTS = {"mdvec_option_t": _lib.Option, "mdvec_config_t": _lib.Config, "mdvec_dims_t": _lib.Dims,
-           "mdvec_params_t": _lib.Params, "mdvec_option_info_t": _lib.OptionInfo, "mdvec_constant_t": _lib.Constant,
-           "mdvec_spec_t": _lib.Spec, "mdvec_field_t": _lib.Field}
+STRUCTS = {
+    "mdvec_option_t": _lib.Option,
+    "mdvec_config_t": _lib.Config,
+    "mdvec_dims_t": _lib.Dims,
+    "mdvec_params_t": _lib.Params,
+    "mdvec_option_info_t": _lib.OptionInfo,
+    "mdvec_constant_t": _lib.Constant,
+    "mdvec_spec_t": _lib.Spec,
+    "mdvec_field_t": _lib.Field,
+}
 C_NAME = {"default": "def"}  # _lib.py's names that differ from the header's (``def`` is a Python keyword)
 
 
@@ -36,8 +43,11 @@ def test_struct_layout_matches_the_header(layout: ctypes.CDLL, name: str) -> Non
     for py_name, c_name in zip((f[0] for f in cls._fields_), declared):
         offset = layout.hook_layout(f"{name}.{c_name}".encode())
         assert offset == getattr(cls, py_name).offset, f"offsetof({name}, {c_name})"
-    in_header = [k.decode().split(".", 1)[1] for i in range(1000) if (k := layout.hook_layout_key(i))
-                 and k.decode().startswith(name + ".")]
+    in_header = [
+        k.decode().split(".", 1)[1]
+        for i in range(1000)
+        if (k := layout.hook_layout_key(i)) and k.decode().startswith(name + ".")
+    ]
     assert in_header == declared, f"{name}: the hooks' field list and _lib.py's differ"
 
 

@@ -22,6 +22,7 @@ NU = 14
 
 # ------------------------------------------------------------------------------------- catalogue
 
+
 def test_catalogue_lists_the_default_task_first_with_the_reference_defaults() -> None:
     assert mdvec.task_names()[0] == "duck" and mdvec.task_summary()
     opts = {o.name: o for o in mdvec.task_options()}
@@ -39,10 +40,18 @@ def test_constants_equal_the_reference_tables() -> None:
     assert np.repeat(c["obs_scale"], blocks).astype(np.float32).tobytes() == duck_env.obs_scale(NU).tobytes()
     assert np.repeat(c["noise_std"], blocks[:4]).tobytes() == duck_env.noise_std(NU).tobytes()
     # dr.draw's literal ranges, in draw order (the servo ranges come from the fits table, not literals).
-    calls = [node for node in ast.walk(ast.parse(inspect.getsource(dr.draw))) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and node.func.attr in ("uniform", "integers")]
-    literal = [(n.args[0].value, n.args[1].value) for n in sorted(calls, key=lambda n: (n.lineno, n.col_offset))
-               if all(isinstance(a, ast.Constant) for a in n.args[:2])]
+    calls = [
+        node
+        for node in ast.walk(ast.parse(inspect.getsource(dr.draw)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("uniform", "integers")
+    ]
+    literal = [
+        (n.args[0].value, n.args[1].value)
+        for n in sorted(calls, key=lambda n: (n.lineno, n.col_offset))
+        if all(isinstance(a, ast.Constant) for a in n.args[:2])
+    ]
     assert [tuple(p) for p in c["dr_ranges"].reshape(-1, 2).tolist()] == [tuple(map(float, p)) for p in literal]
     for reward in ("v1", "v2"):
         with VecEnv(1, reward=reward) as env:
@@ -52,26 +61,49 @@ def test_constants_equal_the_reference_tables() -> None:
 
 # --------------------------------------------------------------------------------------- options
 
+
 def _info(type_: str, choices: tuple[str, ...] = ()) -> OptionInfo:
     return OptionInfo("opt", type_, None, -np.inf, np.inf, choices, "")
 
 
-@pytest.mark.parametrize("type_,value,text", [
-    ("int", 3, "3"), ("int", np.int32(-4), "-4"), ("float", 0.1, "0.1"), ("float", 2, "2.0"),
-    ("float", np.float32(0.5), "0.5"), ("float", float("inf"), "inf"), ("bool", True, "true"),
-    ("bool", np.bool_(False), "false"), ("range", (1, 2.5), "1.0,2.5"), ("range", [-np.inf, 0.7], "-inf,0.7"),
-    ("irange", (25, 225), "25,225"), ("str", "a b", "a b"), ("str", None, None),
-])
+@pytest.mark.parametrize(
+    "type_,value,text",
+    [
+        ("int", 3, "3"),
+        ("int", np.int32(-4), "-4"),
+        ("float", 0.1, "0.1"),
+        ("float", 2, "2.0"),
+        ("float", np.float32(0.5), "0.5"),
+        ("float", float("inf"), "inf"),
+        ("bool", True, "true"),
+        ("bool", np.bool_(False), "false"),
+        ("range", (1, 2.5), "1.0,2.5"),
+        ("range", [-np.inf, 0.7], "-inf,0.7"),
+        ("irange", (25, 225), "25,225"),
+        ("str", "a b", "a b"),
+        ("str", None, None),
+    ],
+)
 def test_option_values_become_the_library_text(type_: str, value: object, text: str | None) -> None:
     assert _option_text(_info(type_), value) == text
 
 
-@pytest.mark.parametrize("type_,value,error", [
-    ("int", True, TypeError), ("int", 2.0, TypeError), ("int", "3", TypeError), ("float", True, TypeError),
-    ("float", 2**60 + 1, ValueError), ("float", "0.5", TypeError), ("bool", 1, TypeError),
-    ("range", (0.7,), TypeError), ("range", "0,1", TypeError), ("irange", (1.0, 2), TypeError),
-    ("str", 3, TypeError),
-])
+@pytest.mark.parametrize(
+    "type_,value,error",
+    [
+        ("int", True, TypeError),
+        ("int", 2.0, TypeError),
+        ("int", "3", TypeError),
+        ("float", True, TypeError),
+        ("float", 2**60 + 1, ValueError),
+        ("float", "0.5", TypeError),
+        ("bool", 1, TypeError),
+        ("range", (0.7,), TypeError),
+        ("range", "0,1", TypeError),
+        ("irange", (1.0, 2), TypeError),
+        ("str", 3, TypeError),
+    ],
+)
 def test_option_types_are_checked_before_ctypes(type_: str, value: object, error: type) -> None:
     with pytest.raises(error, match="opt"):
         _option_text(_info(type_), value)
@@ -98,6 +130,7 @@ def test_library_refusals_name_the_option_and_map_to_exceptions() -> None:
 
 # ------------------------------------------------------------------------------------ spec, state
 
+
 def test_spec_buffers_and_model_path() -> None:
     with VecEnv(3, seed=1, threads=2, autoreset_mode="next_step", init_noise=0.01) as env:
         s = env.spec
@@ -105,11 +138,23 @@ def test_spec_buffers_and_model_path() -> None:
         assert s.action_low.dtype == np.float32 and np.all(s.action_low == -1) and np.all(s.action_high == 1)
         assert s.max_episode_steps == 250 and s.autoreset_mode == "next_step" and s.options["init_noise"] == 0.01
         kinds = {name: dtype for name, dtype, _ in s.info_fields}
-        assert kinds["t"] == np.int64 and kinds["pushed"] == bool and kinds["r_up"] == np.float64
+        assert kinds["t"] == np.int64 and kinds["pushed"] == np.dtype(bool) and kinds["r_up"] == np.float64
         assert all(when == _lib.INFO_STEP for _, _, when in s.info_fields)
         b = env.buffers()
-        assert set(b) == {"obs", "final_obs", "terminal_obs", "reward", "terminated", "truncated", "done", "reset",
-                          "error", "warnings", "info", "reset_info"}
+        assert set(b) == {
+            "obs",
+            "final_obs",
+            "terminal_obs",
+            "reward",
+            "terminated",
+            "truncated",
+            "done",
+            "reset",
+            "error",
+            "warnings",
+            "info",
+            "reset_info",
+        }
         assert all(not v.flags.writeable for v in b.values()) and b["info"].shape == (13, 3)
         assert env.model_path == variant_path("default")
     with VecEnv(1, variant="backlash") as env:
@@ -130,6 +175,7 @@ def test_state_after_reset_is_the_home_keyframe() -> None:
 
 
 # ---------------------------------------------------------------------------------- reset, step
+
 
 def test_reset_with_int_seed_list_and_mask() -> None:
     with VecEnv(3, seed=0, init_noise=0.02) as env, VecEnv(3, seed=40, init_noise=0.02) as fresh:
@@ -166,8 +212,10 @@ def test_float32_actions_equal_float64_and_keep_their_dtype_in_info() -> None:
 
 def test_next_step_autoreset_resets_on_the_step_after_the_end() -> None:
     opts = dict(episode_len=3, push_window=(0, 3), n_pushes=1)
-    with VecEnv(2, seed=1, autoreset_mode="next_step", **opts) as nxt, \
-            VecEnv(2, seed=1, autoreset_mode="same_step", **opts) as same:
+    with (
+        VecEnv(2, seed=1, autoreset_mode="next_step", **opts) as nxt,
+        VecEnv(2, seed=1, autoreset_mode="same_step", **opts) as same,
+    ):
         nxt.reset()
         same.reset()
         zero = np.zeros((2, NU), np.float32)

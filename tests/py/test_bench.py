@@ -25,8 +25,9 @@ def _library_or_skip() -> None:
 
 def _allowed_skip(backend: str) -> bool:
     """Whether a backend may be skipped here: only for a missing optional dependency."""
-    return (backend == "gymnasium" and bench.gymnasium is None) or \
-        (backend == "bare C" and (C_BENCH is None or not C_BENCH.is_file()))
+    return (backend == "gymnasium" and bench.gymnasium is None) or (
+        backend == "bare C" and (C_BENCH is None or not C_BENCH.is_file())
+    )
 
 
 def test_quick_side_by_side_has_every_backend(tmp_path: Path) -> None:
@@ -91,9 +92,28 @@ def test_c_bench_sweep_writes_json(tmp_path: Path) -> None:
     if binary is None or not binary.is_file():
         pytest.skip(f"mdvec_bench not built ({binary or 'none found'}): {bench.C_BENCH_HELP}")
     out = tmp_path / "c.json"
-    proc = subprocess.run([str(binary), "--mode", "sweep", "--threads", "1,2", "--envs", "2", "--window-steps", "2",
-                           "--windows", "2", "--warmup-steps", "1", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            str(binary),
+            "--mode",
+            "sweep",
+            "--threads",
+            "1,2",
+            "--envs",
+            "2",
+            "--window-steps",
+            "2",
+            "--windows",
+            "2",
+            "--warmup-steps",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     assert [r["threads"] for r in report["rows"]] == [1, 2]

@@ -13,8 +13,8 @@ import pytest
 
 import mdvec
 from mdvec import Env, VecEnv
-from mdvec.tools import contract
 from mdvec.reference import DuckEnv, ProcVecEnv
+from mdvec.tools import contract
 
 CASES = contract.default_cases(quick=True)
 
@@ -55,10 +55,20 @@ def _hooks() -> ctypes.CDLL:
     hooks = ctypes.CDLL(path)
     hooks.hook_pcg64_size.restype = ctypes.c_size_t
     hooks.hook_pcg64_seed.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
-    hooks.hook_pcg64_state.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_int),
-                                       ctypes.POINTER(ctypes.c_uint32)]
-    hooks.hook_pcg64_draw.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_double,
-                                      ctypes.POINTER(ctypes.c_double)]
+    hooks.hook_pcg64_state.argtypes = [
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_uint64),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_uint32),
+    ]
+    hooks.hook_pcg64_draw.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_double,
+        ctypes.c_double,
+        ctypes.POINTER(ctypes.c_double),
+    ]
     hooks.hook_pcg64_choice.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
     return hooks
 
@@ -66,8 +76,12 @@ def _hooks() -> ctypes.CDLL:
 def _state(hooks: ctypes.CDLL, g: ctypes.Array) -> dict:
     words, has, buf = (ctypes.c_uint64 * 4)(), ctypes.c_int(), ctypes.c_uint32()
     hooks.hook_pcg64_state(g, words, ctypes.byref(has), ctypes.byref(buf))
-    return {"state": (words[0] << 64) | words[1], "inc": (words[2] << 64) | words[3],
-            "has_uint32": has.value, "uinteger": buf.value}
+    return {
+        "state": (words[0] << 64) | words[1],
+        "inc": (words[2] << 64) | words[3],
+        "has_uint32": has.value,
+        "uinteger": buf.value,
+    }
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
@@ -80,14 +94,21 @@ def test_pcg64_follows_numpy_state(seed: int) -> None:
 
     def same_state() -> bool:
         s = rng.bit_generator.state
-        return _state(hooks, g) == {"state": s["state"]["state"], "inc": s["state"]["inc"],
-                                    "has_uint32": s["has_uint32"], "uinteger": s["uinteger"]}
+        return _state(hooks, g) == {
+            "state": s["state"]["state"],
+            "inc": s["state"]["inc"],
+            "has_uint32": s["has_uint32"],
+            "uinteger": s["uinteger"],
+        }
 
     assert same_state()
     out = np.empty(1000)
     ptr = out.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
-    draws = [(0, -0.3, 0.7, lambda: rng.uniform(-0.3, 0.7, 1000)), (1, 0, 0, lambda: rng.standard_normal(1000)),
-             (2, 0, 3, lambda: np.array([rng.integers(0, 3) for _ in range(1000)], float))]
+    draws = [
+        (0, -0.3, 0.7, lambda: rng.uniform(-0.3, 0.7, 1000)),
+        (1, 0, 0, lambda: rng.standard_normal(1000)),
+        (2, 0, 3, lambda: np.array([rng.integers(0, 3) for _ in range(1000)], float)),
+    ]
     for kind, a, b, numpy_draw in draws:
         hooks.hook_pcg64_draw(g, kind, 1000, a, b, ptr)
         assert out.tobytes() == numpy_draw().tobytes()
@@ -134,10 +155,15 @@ def test_actions_in_any_layout_or_float_dtype() -> None:
     assert np.array_equal(outs[0], outs[2])
 
 
-@pytest.mark.parametrize("bad,error,match", [
-    (np.zeros((4, 13)), ValueError, "shape"), (np.zeros((3, 14)), ValueError, "shape"),
-    (np.zeros((4, 14), np.int64), TypeError, "dtype"), (np.full((4, 14), np.nan), ValueError, "non-finite"),
-])
+@pytest.mark.parametrize(
+    "bad,error,match",
+    [
+        (np.zeros((4, 13)), ValueError, "shape"),
+        (np.zeros((3, 14)), ValueError, "shape"),
+        (np.zeros((4, 14), np.int64), TypeError, "dtype"),
+        (np.full((4, 14), np.nan), ValueError, "non-finite"),
+    ],
+)
 def test_bad_actions_raise_and_change_nothing(bad: np.ndarray, error: type, match: str) -> None:
     good = np.random.default_rng(5).uniform(-1, 1, (4, 14))
     with VecEnv(4, seed=3) as env, VecEnv(4, seed=3) as twin:
@@ -214,9 +240,19 @@ def test_c_defaults_equal_the_reference_defaults() -> None:
     c = mdvec._lib.Config()
     mdvec.vecenv.lib().mdvec_config_default(ctypes.byref(c))
     t = TaskConfig()
-    assert (c.substeps, c.episode_len, c.action_scale, c.n_pushes) == (t.substeps, t.episode_len, t.action_scale, t.n_pushes)
+    assert (c.substeps, c.episode_len, c.action_scale, c.n_pushes) == (
+        t.substeps,
+        t.episode_len,
+        t.action_scale,
+        t.n_pushes,
+    )
     assert (tuple(c.push_window), tuple(c.push_speed)) == (t.push_window, t.push_speed)
-    assert (c.init_noise, c.latency, bool(c.sensor_noise), bool(c.dr)) == (t.init_noise, t.latency, t.sensor_noise, t.dr)
+    assert (c.init_noise, c.latency, bool(c.sensor_noise), bool(c.dr)) == (
+        t.init_noise,
+        t.latency,
+        t.sensor_noise,
+        t.dr,
+    )
     assert c.reward == {"v1": 1, "v2": 2}[t.reward] and c.variant == b"default" and c.autoreset == 1
 
 
@@ -224,7 +260,11 @@ def test_a_mujoco_error_stops_one_env_not_the_process(tmp_path: Path) -> None:
     """An mjData arena too small for a fall: the reference raises MuJoCo's error, mdvec reports it."""
     from mdvec._resources import variant_path
 
-    xml = variant_path("default").read_text().replace('<mujoco model="duck">', '<mujoco model="duck"><size memory="40K"/>', 1)
+    xml = (
+        variant_path("default")
+        .read_text()
+        .replace('<mujoco model="duck">', '<mujoco model="duck"><size memory="40K"/>', 1)
+    )
     model = tmp_path / "duck_small_arena.xml"
     model.write_text(xml)
     cfg = dict(model=str(model), n_pushes=1, push_window=(10, 11), push_speed=(2.0, 2.0))

@@ -30,16 +30,22 @@ def bits(x: object) -> bytes:
 def test_model_text_is_the_c_files() -> None:
     """The reference's MJCF is the C file's cartpole_xml, string for string."""
     src = C_FILE.read_text()
-    body = src[src.index("cartpole_xml[] ="):src.index(";", src.index("cartpole_xml[] ="))]
+    body = src[src.index("cartpole_xml[] =") : src.index(";", src.index("cartpole_xml[] ="))]
     assert "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body)) == XML
 
 
-@pytest.mark.parametrize("options,dtype,seed", [
-    ({}, np.float64, 0),
-    ({"max_episode_steps": 25, "cart_limit": 0.3}, np.float32, 7),
-    ({"max_episode_steps": 40, "reset_noise_scale": 0.5, "ctrl_cost_weight": 0.3, "cart_limit": 0.8},
-     np.float64, 123),
-])
+@pytest.mark.parametrize(
+    "options,dtype,seed",
+    [
+        ({}, np.float64, 0),
+        ({"max_episode_steps": 25, "cart_limit": 0.3}, np.float32, 7),
+        (
+            {"max_episode_steps": 40, "reset_noise_scale": 0.5, "ctrl_cost_weight": 0.3, "cart_limit": 0.8},
+            np.float64,
+            123,
+        ),
+    ],
+)
 def test_bit_identical_to_reference(options: dict, dtype: type, seed: int) -> None:
     n, steps = 4, 160
     venv = mdvec.VecEnv(n, seed=seed, task=TASK, autoreset_mode="disabled", **options)

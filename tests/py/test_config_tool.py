@@ -45,8 +45,9 @@ def run(site: Path | None, *args: str, cwd: Path | None = None) -> subprocess.Co
     """Run ``python -m mdvec config ARGS`` with mdvec imported from site (the checkout's when None)."""
     env = {k: v for k, v in os.environ.items() if k != "MDVEC_LIB"}
     env["PYTHONPATH"] = str(site if site is not None else ROOT / "python")
-    return subprocess.run([sys.executable, "-m", "mdvec", "config", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mdvec", "config", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 def test_flags_and_pkgconfigdir_name_the_installed_files(site: Path) -> None:
@@ -65,14 +66,19 @@ def test_pkg_config_reads_the_relocatable_file_to_the_same_paths(site: Path) -> 
     if shutil.which("pkg-config") is None:
         pytest.skip("pkg-config is not installed")
     pcdir = run(site, "--pkgconfigdir").stdout.strip()
-    r = subprocess.run(["pkg-config", "--cflags", "--libs", "mdvec"], capture_output=True, text=True,
-                       env={**os.environ, "PKG_CONFIG_PATH": pcdir}, check=True)
+    r = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "mdvec"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PKG_CONFIG_PATH": pcdir},
+        check=True,
+    )
 
     def normalised(flags: str) -> list[str]:
         out = []
         for flag in flags.split():
             head = next((h for h in ("-I", "-Wl,-rpath,", "-Wl,-rpath-link,") if flag.startswith(h)), "")
-            out.append(head + os.path.normpath(flag[len(head):]))
+            out.append(head + os.path.normpath(flag[len(head) :]))
         return sorted(out)
 
     assert "/pkgconfig/.." in r.stdout  # pkg-config's own ${pcfiledir} arithmetic, not a copy of ours
@@ -85,8 +91,12 @@ def test_a_c_program_built_with_the_flags_runs_without_ld_library_path(site: Pat
         pytest.skip("no C compiler (cc)")
     flags = run(site, "--cflags", "--libs").stdout.split()
     exe = tmp_path / "hold_pose"
-    subprocess.run([cc, "-O2", "-o", str(exe), str(ROOT / "examples" / "c" / "hold_pose.c"), *flags], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        [cc, "-O2", "-o", str(exe), str(ROOT / "examples" / "c" / "hold_pose.c"), *flags],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -122,7 +132,8 @@ def test_gymnasium_model_file_and_assets(site: Path) -> None:
 
 
 def test_without_gymnasium_model_and_assets_exit_2_saying_what_to_install(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gymnasium" else real(name, *a))
     for args in (["--model", "Hopper-v5"], ["--gym-assets"]):

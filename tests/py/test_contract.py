@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec.tools import cli
-from mdvec.tools import contract
 from mdvec.gym_tasks import GYM_TASKS
+from mdvec.tools import cli, contract
 
 
 def test_tasks_are_the_whole_catalogue() -> None:
@@ -32,12 +31,16 @@ def test_task_filter_repeatable_and_comma_list() -> None:
     assert contract.select_tasks(["Pusher-v5, duck", "Hopper-v5", "duck"]) == ["duck", "Hopper-v5", "Pusher-v5"]
     duck = contract.default_cases(quick=True, tasks=["duck"])
     assert duck and {c.task for c in duck} == {"duck"}
-    assert [c.name for c in duck] == [c.name for c in contract.default_cases(quick=True)
-                                      if c.task == "duck"]  # the duck cases are unchanged by the filter
+    assert [c.name for c in duck] == [
+        c.name for c in contract.default_cases(quick=True) if c.task == "duck"
+    ]  # the duck cases are unchanged by the filter
     hop = contract.default_cases(quick=True, tasks=["Hopper-v5,Ant-v5"])
     assert [(c.task, c.autoreset, c.kind) for c in hop] == [
-        ("Hopper-v5", "next_step", "v5"), ("Hopper-v5", "same_step", "v5"),
-        ("Ant-v5", "next_step", "v5"), ("Ant-v5", "same_step", "v5")]
+        ("Hopper-v5", "next_step", "v5"),
+        ("Hopper-v5", "same_step", "v5"),
+        ("Ant-v5", "next_step", "v5"),
+        ("Ant-v5", "same_step", "v5"),
+    ]
     assert all(c.cfg["max_episode_steps"] == contract.V5_MAX_STEPS for c in hop)
 
 
@@ -77,8 +80,10 @@ def _v5_ready() -> None:
 def test_quick_run_of_two_v5_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _v5_ready()
     out = tmp_path / "contract.json"
-    assert cli.main(["contract", "--quick", "--task", "InvertedPendulum-v5", "--task", "Hopper-v5",
-                     "--json", str(out)]) == 0
+    assert (
+        cli.main(["contract", "--quick", "--task", "InvertedPendulum-v5", "--task", "Hopper-v5", "--json", str(out)])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "EQUAL" in text and "NOT EQUAL" not in text
     table = json.loads(out.read_text())
@@ -99,8 +104,16 @@ def test_quick_run_of_two_v5_tasks(tmp_path: Path, capsys: pytest.CaptureFixture
     t = table["total"]
     assert t["identical"] and t["passed"] == t["cases"] == 4 and t["skipped"] == 0
     assert t["not_proven"] == []  # neither task computes numpy's dot
-    for key in ("episodes", "steps", "observations", "obs_identical", "rewards_identical", "flag_mismatches",
-                "info_mismatches", "identical"):
+    for key in (
+        "episodes",
+        "steps",
+        "observations",
+        "obs_identical",
+        "rewards_identical",
+        "flag_mismatches",
+        "info_mismatches",
+        "identical",
+    ):
         assert key in t
     assert not any("within_tol" in k or "rel_diff" in k for k in t)  # equal or a mismatch: no tolerance
     assert table["numpy_dot"]["proven"] and "exact by construction" in table["numpy_dot"]["describe"]
@@ -145,8 +158,9 @@ def test_perturbed_c_env_is_caught(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert "NOT EQUAL" in out
 
 
-def test_v5_rows_skipped_without_gymnasium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_v5_rows_skipped_without_gymnasium(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     reason = "gymnasium is not installed (pip install 'gymnasium[mujoco]')"
     monkeypatch.setattr(contract, "_V5_UNAVAILABLE", reason)
     out = tmp_path / "c.json"
@@ -176,8 +190,9 @@ def test_explain_names_the_first_difference_in_hex_and_ulps() -> None:
     assert "1 ulp apart (float32)" in contract.explain(np.float32(1.0), np.nextafter(np.float32(1.0), np.float32(2)))
 
 
-def test_unknown_numpy_dot_is_not_proven(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_numpy_dot_is_not_proven(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Where the binding could not prove numpy's dot (another BLAS, say), the tasks that use it are NOT
     PROVEN, even with every value equal, and the run exits 1; the other tasks still pass."""
     _v5_ready()

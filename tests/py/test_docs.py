@@ -14,8 +14,9 @@ QUOTE = re.compile(r"<!-- quote: (\S+) region: (.+?) -->\n```c\n(.*?)```\n", re.
 
 def regions(path: Path) -> dict[str, str]:
     text = path.read_text()
-    return {m.group(1): m.group(2)
-            for m in re.finditer(r"/\* region: (.+?) \*/\n(.*?)/\* endregion: \1 \*/\n", text, re.S)}
+    return {
+        m.group(1): m.group(2) for m in re.finditer(r"/\* region: (.+?) \*/\n(.*?)/\* endregion: \1 \*/\n", text, re.S)
+    }
 
 
 def test_quoted_regions_match_the_files() -> None:
@@ -34,6 +35,6 @@ def test_quoted_regions_match_the_files() -> None:
 def test_hopper_excerpt_occurs_in_the_file() -> None:
     """The one unmarked excerpt (Hopper's mk_def) is in hopper.c as written."""
     doc = DOC.read_text()
-    block = doc[doc.index("static const mk_def hopper_def"):]
-    block = block[:block.index("```")]
+    block = doc[doc.index("static const mk_def hopper_def") :]
+    block = block[: block.index("```")]
     assert block in (ROOT / "libmdvec" / "src" / "tasks" / "hopper.c").read_text()

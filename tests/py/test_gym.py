@@ -19,8 +19,9 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'mdvec[gymnasium]')")
 
-import mdvec.gym  # noqa: E402 - registers the ids
 from gymnasium.vector import AutoresetMode  # noqa: E402
+
+import mdvec.gym  # noqa: E402 - registers the ids
 from mdvec.tools import contract  # noqa: E402
 
 ID = "mdvec/DuckBalance-v0"
@@ -40,19 +41,30 @@ def make(backend: str = "c", **kw):
 
 
 def make_vec(n: int = 3, mode=AutoresetMode.NEXT_STEP, **kw):
-    return gymnasium.make_vec(ID, num_envs=n, vectorization_mode="vector_entry_point", autoreset_mode=mode,
-                              threads=2, **{**OPTS, **kw})
+    return gymnasium.make_vec(
+        ID, num_envs=n, vectorization_mode="vector_entry_point", autoreset_mode=mode, threads=2, **{**OPTS, **kw}
+    )
 
 
 def sync_ref(n: int = 3, mode=AutoresetMode.NEXT_STEP, **kw):
-    return gymnasium.make_vec(ID, num_envs=n, vectorization_mode="sync", backend="reference",
-                              vector_kwargs={"autoreset_mode": mode}, **{**OPTS, **kw})
+    return gymnasium.make_vec(
+        ID,
+        num_envs=n,
+        vectorization_mode="sync",
+        backend="reference",
+        vector_kwargs={"autoreset_mode": mode},
+        **{**OPTS, **kw},
+    )
 
 
 def same_step_result(a: tuple, b: tuple) -> bool:
     """Equal single-env step results: obs bytes, reward/flag values and types, info keys/types/values."""
-    return (contract.same_array(a[0], b[0]) and all(contract.same_value(x, y) for x, y in zip(a[1:4], b[1:4]))
-            and set(a[4]) == set(b[4]) and all(contract.same_value(a[4][k], b[4][k]) for k in a[4]))
+    return (
+        contract.same_array(a[0], b[0])
+        and all(contract.same_value(x, y) for x, y in zip(a[1:4], b[1:4]))
+        and set(a[4]) == set(b[4])
+        and all(contract.same_value(a[4][k], b[4][k]) for k in a[4])
+    )
 
 
 # ----------------------------------------------------------------------------------- registration
@@ -76,8 +88,9 @@ def test_module_colon_id_form_needs_no_import():
 
 
 def test_register_task_hook_makes_a_new_id():
-    entry = mdvec.gym.register_task("mdvec-test/DuckCopy-v0", "duck", mdvec.gym.TASKS[mdvec.gym.DUCK_ID].reference,
-                                    short(7))
+    entry = mdvec.gym.register_task(
+        "mdvec-test/DuckCopy-v0", "duck", mdvec.gym.TASKS[mdvec.gym.DUCK_ID].reference, short(7)
+    )
     try:
         env = gymnasium.make("mdvec-test/DuckCopy-v0", backend="reference")
         env.reset(seed=0)
@@ -143,7 +156,7 @@ def test_duck_only_truncates(backend):
     env.reset(seed=0)
     flags = [env.step(np.zeros(14, np.float32))[2:4] for _ in range(5)]
     assert flags == [(False, False)] * 4 + [(False, True)]
-    _, _, terminated, truncated, info = env.step(np.zeros(14, np.float32))
+    _, _, terminated, _, info = env.step(np.zeros(14, np.float32))
     assert info["terminated"] is False and info["truncated"] is True and terminated is False
 
 
@@ -152,15 +165,26 @@ def test_single_bad_input_changes_nothing(backend):
     env, twin = make(backend), make(backend)
     env.reset(seed=5)
     twin.reset(seed=5)
-    bad_steps = [(np.zeros(13, np.float32), ValueError), (np.zeros((1, 14)), ValueError),
-                 (np.full(14, np.nan), ValueError), (np.array(["a"] * 14), TypeError),
-                 (np.zeros(14, complex), TypeError), (np.zeros(14, bool), TypeError)]
+    bad_steps = [
+        (np.zeros(13, np.float32), ValueError),
+        (np.zeros((1, 14)), ValueError),
+        (np.full(14, np.nan), ValueError),
+        (np.array(["a"] * 14), TypeError),
+        (np.zeros(14, complex), TypeError),
+        (np.zeros(14, bool), TypeError),
+    ]
     for action, exc in bad_steps:
         with pytest.raises(exc):
             env.step(action)
-    for kw, exc in [({"seed": -1}, ValueError), ({"seed": 2**64}, ValueError), ({"seed": 1.5}, TypeError),
-                    ({"seed": "1"}, TypeError), ({"seed": True}, TypeError),
-                    ({"options": {"reset_mask": np.ones(1, bool)}}, ValueError), ({"options": [1]}, TypeError)]:
+    for kw, exc in [
+        ({"seed": -1}, ValueError),
+        ({"seed": 2**64}, ValueError),
+        ({"seed": 1.5}, TypeError),
+        ({"seed": "1"}, TypeError),
+        ({"seed": True}, TypeError),
+        ({"options": {"reset_mask": np.ones(1, bool)}}, ValueError),
+        ({"options": [1]}, TypeError),
+    ]:
         with pytest.raises(exc):
             env.reset(**kw)
     act = np.full(14, 0.3, np.float32)
@@ -192,8 +216,13 @@ def test_render_without_render_mode_warns(backend):
 
 
 def test_single_wrappers_run_unchanged_and_agree():
-    from gymnasium.wrappers import ClipAction, NormalizeObservation, NormalizeReward, RecordEpisodeStatistics
-    from gymnasium.wrappers import TransformObservation
+    from gymnasium.wrappers import (
+        ClipAction,
+        NormalizeObservation,
+        NormalizeReward,
+        RecordEpisodeStatistics,
+        TransformObservation,
+    )
 
     def wrap(env):
         env = ClipAction(env)
@@ -222,8 +251,11 @@ def test_single_wrappers_run_unchanged_and_agree():
 # ---------------------------------------------------------------------------------- vector env
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_vector_equals_sync_vector_env(mode):
-    name = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step",
-            AutoresetMode.DISABLED: "disabled"}[mode]
+    name = {
+        AutoresetMode.NEXT_STEP: "next_step",
+        AutoresetMode.SAME_STEP: "same_step",
+        AutoresetMode.DISABLED: "disabled",
+    }[mode]
     case = contract.Case(f"gym {name}", dict(OPTS), 1, seed=7, num_envs=4, threads=2, kind="gym", autoreset=name)
     result = contract.run_case(case)
     assert result.identical, result.first_mismatch
@@ -236,7 +268,8 @@ def test_vector_unseeded_first_reset_equals_envs_seeded_seed_plus_i(mode):
     n, seed = 3, 20
     ref = gymnasium.vector.SyncVectorEnv(
         [lambda i=i: gymnasium.make(ID, backend="reference", seed=seed + i, **OPTS) for i in range(n)],
-        autoreset_mode=mode)
+        autoreset_mode=mode,
+    )
     got = make_vec(n, mode, seed=seed)
     result = contract.Result("unseeded", contract.DUCK)
     contract.compare_vector_envs(ref, got, [("reset", {}), ("steps", 30)], result)
@@ -312,8 +345,13 @@ def test_vector_same_step_final_obs_and_info():
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_vector_wrappers_run_unchanged_and_agree_with_sync(mode):
-    from gymnasium.wrappers.vector import ClipAction, NormalizeObservation, NormalizeReward
-    from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformObservation
+    from gymnasium.wrappers.vector import (
+        ClipAction,
+        NormalizeObservation,
+        NormalizeReward,
+        RecordEpisodeStatistics,
+        TransformObservation,
+    )
 
     def wrap(env):
         env = ClipAction(env)
@@ -354,21 +392,33 @@ def test_vector_bad_input_changes_nothing():
     venv, twin = make_vec(3), make_vec(3)
     venv.reset(seed=9)
     twin.reset(seed=9)
-    bad_steps = [(np.zeros((3, 13), np.float32), ValueError), (np.zeros((2, 14), np.float32), ValueError),
-                 (np.zeros(14, np.float32), ValueError), (np.full((3, 14), np.inf), ValueError),
-                 (np.zeros((3, 14), complex), TypeError), (np.array([["x"] * 14] * 3), TypeError)]
+    bad_steps = [
+        (np.zeros((3, 13), np.float32), ValueError),
+        (np.zeros((2, 14), np.float32), ValueError),
+        (np.zeros(14, np.float32), ValueError),
+        (np.full((3, 14), np.inf), ValueError),
+        (np.zeros((3, 14), complex), TypeError),
+        (np.array([["x"] * 14] * 3), TypeError),
+    ]
     for action, exc in bad_steps:
         with pytest.raises(exc):
             venv.step(action)
-    bad_resets = [({"seed": [1, 2]}, ValueError), ({"seed": [1, 2, 3, 4]}, ValueError),
-                  ({"seed": [1, "2", 3]}, TypeError), ({"seed": [1, 2.0, 3]}, TypeError),
-                  ({"seed": 2.5}, TypeError), ({"seed": -1}, ValueError), ({"seed": 2**64 - 2}, ValueError),
-                  ({"seed": [1, -2, 3]}, ValueError), ({"seed": {"a": 1}}, TypeError),
-                  ({"options": {"reset_mask": np.zeros(3, bool)}}, ValueError),
-                  ({"options": {"reset_mask": np.ones(2, bool)}}, ValueError),
-                  ({"options": {"reset_mask": np.ones(3, np.int64)}}, TypeError),
-                  ({"options": {"reset_mask": [True, True, True]}}, TypeError),
-                  ({"options": {"mask": np.ones(3, bool)}}, ValueError)]
+    bad_resets = [
+        ({"seed": [1, 2]}, ValueError),
+        ({"seed": [1, 2, 3, 4]}, ValueError),
+        ({"seed": [1, "2", 3]}, TypeError),
+        ({"seed": [1, 2.0, 3]}, TypeError),
+        ({"seed": 2.5}, TypeError),
+        ({"seed": -1}, ValueError),
+        ({"seed": 2**64 - 2}, ValueError),
+        ({"seed": [1, -2, 3]}, ValueError),
+        ({"seed": {"a": 1}}, TypeError),
+        ({"options": {"reset_mask": np.zeros(3, bool)}}, ValueError),
+        ({"options": {"reset_mask": np.ones(2, bool)}}, ValueError),
+        ({"options": {"reset_mask": np.ones(3, np.int64)}}, TypeError),
+        ({"options": {"reset_mask": [True, True, True]}}, TypeError),
+        ({"options": {"mask": np.ones(3, bool)}}, ValueError),
+    ]
     for kw, exc in bad_resets:
         with pytest.raises(exc):
             venv.reset(**kw)
@@ -462,8 +512,9 @@ RENDER_SCRIPT = textwrap.dedent("""
 
 def test_render_rgb_array_headless():
     gl = os.environ.get("MUJOCO_GL", "egl")
-    out = subprocess.run([sys.executable, "-c", RENDER_SCRIPT], capture_output=True, text=True,
-                         env=_env(MUJOCO_GL=gl), timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", RENDER_SCRIPT], capture_output=True, text=True, env=_env(MUJOCO_GL=gl), timeout=300
+    )
     if "NOGL" in out.stdout:
         pytest.skip(f"no OpenGL for MUJOCO_GL={gl} here: {out.stdout.strip()[:300]}")
     assert "RENDER_OK" in out.stdout, (out.stdout + out.stderr)[-3000:]
@@ -494,8 +545,9 @@ NO_GL_SCRIPT = textwrap.dedent("""
 
 
 def test_render_without_gl_is_a_clear_error():
-    out = subprocess.run([sys.executable, "-c", NO_GL_SCRIPT], capture_output=True, text=True,
-                         env=_env(MUJOCO_GL="disable"), timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", NO_GL_SCRIPT], capture_output=True, text=True, env=_env(MUJOCO_GL="disable"), timeout=300
+    )
     assert "NOGL_OK" in out.stdout, (out.stdout + out.stderr)[-3000:]
 
 
@@ -520,8 +572,9 @@ def _hopper_or_skip() -> str:
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_hopper_vector_equals_sync_over_gymnasium_hopper(mode):
     hid = _hopper_or_skip()
-    ref = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="sync", backend="reference",
-                             vector_kwargs={"autoreset_mode": mode})
+    ref = gymnasium.make_vec(
+        hid, num_envs=4, vectorization_mode="sync", backend="reference", vector_kwargs={"autoreset_mode": mode}
+    )
     got = gymnasium.make_vec(hid, num_envs=4, vectorization_mode="vector_entry_point", autoreset_mode=mode, threads=2)
     result = contract.Result("hopper", "Hopper-v5")
     contract.compare_vector_envs(ref, got, contract.vector_script(4, 7), result, actions_seed=3)
@@ -551,11 +604,19 @@ def test_info_keys_groups_array_elements():
 
     f64 = np.dtype(np.float64)
     keys = info_keys([("x", f64, 3), ("ten[0]", f64, 3), ("ten[1]", f64, 3), ("r", "action", 1), ("t", np.int64, 1)])
-    assert [(n, d, b, a) for n, _, d, b, a in keys] == [("x", f64, 3, False), ("ten", f64, 3, True),
-                                                         ("r", "action", 1, False), ("t", np.dtype(np.int64), 1, False)]
+    assert [(n, d, b, a) for n, _, d, b, a in keys] == [
+        ("x", f64, 3, False),
+        ("ten", f64, 3, True),
+        ("r", "action", 1, False),
+        ("t", np.dtype(np.int64), 1, False),
+    ]
     assert keys[0][1] == 0 and keys[1][1].tolist() == [1, 2] and keys[3][1] == 4
-    for bad in ([("a", f64, 1), ("a", f64, 1)], [("a[1]", f64, 1)], [("a[0]", f64, 1), ("a[2]", f64, 1)],
-                [("a[0]", f64, 1), ("a[1]", np.dtype(bool), 1)]):
+    for bad in (
+        [("a", f64, 1), ("a", f64, 1)],
+        [("a[1]", f64, 1)],
+        [("a[0]", f64, 1), ("a[2]", f64, 1)],
+        [("a[0]", f64, 1), ("a[1]", np.dtype(bool), 1)],
+    ):
         with pytest.raises(ValueError):
             info_keys(bad)
 
@@ -573,13 +634,28 @@ def test_every_registered_task_vector_same_step_equals_sync(env_id):
     if mdvec.gym.TASKS[env_id].task not in mdvec.task_names():
         pytest.skip(f"{env_id}: task not in this libmdvec")
     mode = AutoresetMode.SAME_STEP
-    ref = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", backend="reference",
-                             vector_kwargs={"autoreset_mode": mode}, max_episode_steps=15)
-    got = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", autoreset_mode=mode,
-                             threads=2, max_episode_steps=15)
-    script = [("reset", {"seed": 3}), ("steps", 8),
-              ("reset", {"seed": [11, None, 12], "options": {"reset_mask": np.array([True, False, True])}}),
-              ("steps", 20)]
+    ref = gymnasium.make_vec(
+        env_id,
+        num_envs=3,
+        vectorization_mode="sync",
+        backend="reference",
+        vector_kwargs={"autoreset_mode": mode},
+        max_episode_steps=15,
+    )
+    got = gymnasium.make_vec(
+        env_id,
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=mode,
+        threads=2,
+        max_episode_steps=15,
+    )
+    script = [
+        ("reset", {"seed": 3}),
+        ("steps", 8),
+        ("reset", {"seed": [11, None, 12], "options": {"reset_mask": np.array([True, False, True])}}),
+        ("steps", 20),
+    ]
     result = contract.Result(env_id, mdvec.gym.TASKS[env_id].task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

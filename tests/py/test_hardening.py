@@ -33,13 +33,20 @@ def run_child(code: str, tmp_path: Path, limit: int | None = None, timeout: floa
     if env.get("MDVEC_LIB"):  # the child runs elsewhere
         env["MDVEC_LIB"] = str(Path(env["MDVEC_LIB"]).resolve())
     try:
-        return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-c", prelude + textwrap.dedent(code)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"the child hung for {timeout} s: {e.stdout!r} {e.stderr!r}")
 
 
 # ------------------------------------------------------------------------------------------------- 1. sizes
+
 
 def test_latency_that_overflowed_is_refused() -> None:
     with pytest.raises(ValueError, match="latency"):
@@ -47,7 +54,8 @@ def test_latency_that_overflowed_is_refused() -> None:
 
 
 def test_size_options_are_bounded(tmp_path: Path) -> None:
-    r = run_child("""
+    r = run_child(
+        """
         import mdvec
         for kw in (dict(episode_len=10**9, latency=10**8),
                    dict(episode_len=10**9, push_window=(0, 10**9), n_pushes=10**6)):
@@ -58,7 +66,11 @@ def test_size_options_are_bounded(tmp_path: Path) -> None:
                 print("ValueError", e)
             except Exception as e:
                 print(type(e).__name__, e)
-    """, tmp_path, limit=2 * GB, timeout=60)
+    """,
+        tmp_path,
+        limit=2 * GB,
+        timeout=60,
+    )
     lines = r.stdout.splitlines()
     assert len(lines) == 2, r.stdout + r.stderr
     assert lines[0].startswith("ValueError latency") and "10000" in lines[0], lines[0]
@@ -66,7 +78,8 @@ def test_size_options_are_bounded(tmp_path: Path) -> None:
 
 
 def test_a_million_envs_fail_fast_as_nomem(tmp_path: Path) -> None:
-    r = run_child("""
+    r = run_child(
+        """
         import time, mdvec
         t = time.monotonic()
         try:
@@ -74,7 +87,10 @@ def test_a_million_envs_fail_fast_as_nomem(tmp_path: Path) -> None:
             print("built")
         except mdvec.MdvecError as e:
             print(e.code, round(time.monotonic() - t), e)
-    """, tmp_path, limit=4 * GB)
+    """,
+        tmp_path,
+        limit=4 * GB,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     code, seconds, message = r.stdout.split(" ", 2)
     assert int(code) == _lib.ERR_NOMEM and "num_envs" in message, r.stdout
@@ -82,6 +98,7 @@ def test_a_million_envs_fail_fast_as_nomem(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------------- 2. out of memory
+
 
 def duck_with_memory(tmp_path: Path, memory: str) -> Path:
     """Write the built-in duck with <size memory=...> (its mjData arena) into tmp_path."""
@@ -94,7 +111,8 @@ def duck_with_memory(tmp_path: Path, memory: str) -> Path:
 
 
 def test_out_of_memory_is_memory_error(tmp_path: Path) -> None:
-    r = run_child("""
+    r = run_child(
+        """
         import mdvec
         try:
             mdvec.VecEnv(20000, threads=1)
@@ -103,7 +121,10 @@ def test_out_of_memory_is_memory_error(tmp_path: Path) -> None:
             print("MemoryError", e.code == mdvec._lib.ERR_NOMEM, e)
         with mdvec.VecEnv(4, threads=2) as env:  # the process carries on
             print("after", env.reset().shape)
-    """, tmp_path, limit=4 * GB)
+    """,
+        tmp_path,
+        limit=4 * GB,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("MemoryError True num_envs"), r.stdout
@@ -113,7 +134,8 @@ def test_out_of_memory_is_memory_error(tmp_path: Path) -> None:
 
 def test_big_arenas_are_memory_errors_and_leave_nothing(tmp_path: Path) -> None:
     model = duck_with_memory(tmp_path, "3G")
-    r = run_child(f"""
+    r = run_child(
+        f"""
         import resource
         import mdvec, mujoco
 
@@ -138,7 +160,9 @@ def test_big_arenas_are_memory_errors_and_leave_nothing(tmp_path: Path) -> None:
         print(attempt(4))  # 4 x 3 GB under 8 GB: refused before the third
         with mdvec.VecEnv(2) as env:
             print("after", env.reset().shape)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "MemoryError env 1", r.stdout
@@ -149,6 +173,7 @@ def test_big_arenas_are_memory_errors_and_leave_nothing(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ 3. views outlive the env
+
 
 def _churn(n: int) -> None:
     """Allocate and fill what an env of n envs allocates, several times (reusing freed memory)."""
@@ -204,8 +229,10 @@ def test_memory_is_freed_with_the_last_view() -> None:
 
 # ------------------------------------------------------------------------------- 4. forks and threads
 
+
 def test_forked_child_refuses_and_exits(tmp_path: Path) -> None:
-    r = run_child("""
+    r = run_child(
+        """
         import os, sys, time
         import numpy as np
         import mdvec
@@ -231,7 +258,10 @@ def test_forked_child_refuses_and_exits(tmp_path: Path) -> None:
             print("child hung", flush=True)
         env.step(np.zeros((4, 14)))
         print("parent stepped", flush=True)
-    """, tmp_path, timeout=60)
+    """,
+        tmp_path,
+        timeout=60,
+    )
     lines = r.stdout.splitlines()
     assert len(lines) == 3, r.stdout + r.stderr
     assert lines[0].startswith(f"child {_lib.ERR_STATE} ") and "another process" in lines[0], lines[0]
@@ -239,7 +269,8 @@ def test_forked_child_refuses_and_exits(tmp_path: Path) -> None:
 
 
 def test_two_threads_on_one_env_are_refused_not_deadlocked(tmp_path: Path) -> None:
-    r = run_child("""
+    r = run_child(
+        """
         import threading
         import numpy as np
         import mdvec
@@ -267,7 +298,10 @@ def test_two_threads_on_one_env_are_refused_not_deadlocked(tmp_path: Path) -> No
         for t in threads:
             t.join()
         print(counts["ok"] + counts["refused"], counts["refused"] > 0, counts["other"][:1])
-    """, tmp_path, timeout=120)
+    """,
+        tmp_path,
+        timeout=120,
+    )
     assert r.stdout.strip() == "3000 True []", r.stdout + r.stderr
 
 
@@ -279,8 +313,10 @@ FALL = dict(n_pushes=1, push_window=(10, 11), push_speed=(0.0, 2.5))  # some duc
 def test_end_episode_keeps_every_envs_results(tmp_path: Path) -> None:
     model = str(duck_with_memory(tmp_path, "40K"))  # enough to stand, not for every fall
     zeros = np.zeros((8, 14))
-    with mdvec.VecEnv(8, seed=0, threads=2, model=model, on_error="end_episode", **FALL) as env, \
-            mdvec.VecEnv(8, seed=0, threads=2, model=model, **FALL) as strict:
+    with (
+        mdvec.VecEnv(8, seed=0, threads=2, model=model, on_error="end_episode", **FALL) as env,
+        mdvec.VecEnv(8, seed=0, threads=2, model=model, **FALL) as strict,
+    ):
         assert env.spec.on_error == "end_episode" and strict.spec.on_error == "raise"
         env.reset()
         strict.reset()
@@ -311,8 +347,9 @@ def test_end_episode_keeps_every_envs_results(tmp_path: Path) -> None:
 def test_reset_envs_restarts_one_stopped_env(tmp_path: Path) -> None:
     model = str(duck_with_memory(tmp_path, "40K"))
     zeros = np.zeros((8, 14))
-    with mdvec.VecEnv(8, seed=0, threads=2, model=model, autoreset_mode="disabled", on_error="end_episode",
-                      **FALL) as env:
+    with mdvec.VecEnv(
+        8, seed=0, threads=2, model=model, autoreset_mode="disabled", on_error="end_episode", **FALL
+    ) as env:
         env.reset()
         for _ in range(60):
             _, _, done, info = env.step(zeros)
@@ -334,6 +371,7 @@ def test_reset_envs_restarts_one_stopped_env(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ 6. no silent truncation by ctypes
+
 
 def test_counts_beyond_c_int_are_refused() -> None:
     with pytest.raises(ValueError, match="num_envs"):
@@ -363,16 +401,19 @@ def _params() -> mdvec.reference.params.EpisodeParams:
     return ref.params
 
 
-@pytest.mark.parametrize("field, value, error", [
-    ("latency", 2**32 + 1, ValueError),
-    ("latency", 1.5, TypeError),
-    ("latency", "1", TypeError),
-    ("qpos", ["0.1"] * 14, TypeError),
-    ("qvel", [True] * 14, TypeError),
-    ("push_steps", [30.5, 60.0, 90.0], TypeError),
-    ("init_noise", "0", TypeError),
-    ("noise_scale", None, TypeError),
-])
+@pytest.mark.parametrize(
+    "field, value, error",
+    [
+        ("latency", 2**32 + 1, ValueError),
+        ("latency", 1.5, TypeError),
+        ("latency", "1", TypeError),
+        ("qpos", ["0.1"] * 14, TypeError),
+        ("qvel", [True] * 14, TypeError),
+        ("push_steps", [30.5, 60.0, 90.0], TypeError),
+        ("init_noise", "0", TypeError),
+        ("noise_scale", None, TypeError),
+    ],
+)
 def test_episode_params_are_checked_before_ctypes(field: str, value: object, error: type) -> None:
     import dataclasses
 
@@ -386,8 +427,10 @@ def test_episode_params_are_checked_before_ctypes(field: str, value: object, err
 
 # --------------------------------------------------------- 7. unphysical parameters, MuJoCo's log file
 
-@pytest.mark.parametrize("field, index, value", [("servo", 2, -1.0), ("servo", 0, -5.0), ("mass_scale", 3, -0.5),
-                                                 ("mass_scale", 0, 0.0)])
+
+@pytest.mark.parametrize(
+    "field, index, value", [("servo", 2, -1.0), ("servo", 0, -5.0), ("mass_scale", 3, -0.5), ("mass_scale", 0, 0.0)]
+)
 def test_unphysical_params_are_refused(field: str, index: int, value: float) -> None:
     import dataclasses
 
@@ -410,7 +453,8 @@ def test_mujoco_warnings_are_counted_not_logged(tmp_path: Path) -> None:
     model.write_text(xml.replace('timestep="0.002"', 'timestep="0.2"'))  # blows up: MuJoCo warns, resets
     work = tmp_path / "cwd"
     work.mkdir()
-    r = run_child(f"""
+    r = run_child(
+        f"""
         import numpy as np
         import mdvec
         with mdvec.VecEnv(3, threads=2, model={str(model)!r}, autoreset_mode="disabled") as env:
@@ -418,7 +462,9 @@ def test_mujoco_warnings_are_counted_not_logged(tmp_path: Path) -> None:
             for t in range(50):
                 env.step(np.random.default_rng(t).uniform(-1, 1, (3, 14)))
             print(env.warnings.tolist(), env.buffers()["warnings"].dtype)
-    """, work)
+    """,
+        work,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     counts, dtype = r.stdout.strip().rsplit(" ", 1)
     assert all(c > 0 for c in eval(counts)) and dtype == "uint64", r.stdout
@@ -427,6 +473,7 @@ def test_mujoco_warnings_are_counted_not_logged(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------ 8. smaller checks
+
 
 def test_many_pushes_reset_fast_and_match_the_reference() -> None:
     import time
@@ -457,8 +504,11 @@ def test_given_pushes_unsorted_and_repeated_match_the_reference() -> None:
 
     ref, env = DuckEnv(seed=3), mdvec.Env(seed=3)
     ref.reset()
-    params = dataclasses.replace(ref.params, push_steps=np.array([40, 12, 40], np.int64),
-                                 push_vel=np.array([[0.3, -0.1], [0.2, 0.25], [-0.35, 0.05]]))
+    params = dataclasses.replace(
+        ref.params,
+        push_steps=np.array([40, 12, 40], np.int64),
+        push_vel=np.array([[0.3, -0.1], [0.2, 0.25], [-0.35, 0.05]]),
+    )
     assert np.array_equal(ref.reset_with_params(params), env.reset_with_params(params))
     for t in range(80):
         r, g = ref.step(np.zeros(14)), env.step(np.zeros(14))

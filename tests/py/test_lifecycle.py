@@ -20,7 +20,8 @@ def test_close_while_another_thread_steps_waits_for_the_step(tmp_path: Path) -> 
     """close() from the main thread during a long step in another thread: the step completes with its
     results, close returns after it, later calls say "closed". Before the fix: use after free (a crash
     or an AttributeError in the stepping thread)."""
-    out = run_child("""
+    out = run_child(
+        """
         import threading, time
         import numpy as np, mdvec
         venv = mdvec.VecEnv(2, seed=1, threads=1, substeps=4000)
@@ -50,12 +51,15 @@ def test_close_while_another_thread_steps_waits_for_the_step(tmp_path: Path) -> 
         else:
             raise SystemExit("a step after close ran")
         print("ok", round(t_closed - t_step["start"], 3))
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.returncode == 0 and out.stdout.startswith("ok"), (out.returncode, out.stdout, out.stderr)
 
 
 def test_a_call_overlapping_a_step_is_refused_not_raced(tmp_path: Path) -> None:
-    out = run_child("""
+    out = run_child(
+        """
         import threading, time
         import numpy as np, mdvec
         venv = mdvec.VecEnv(2, seed=1, threads=1, substeps=4000)
@@ -72,14 +76,17 @@ def test_a_call_overlapping_a_step_is_refused_not_raced(tmp_path: Path) -> None:
         t.join()
         venv.close()
         print("refused", refused)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.returncode == 0 and "refused [True, True, True, True]" in out.stdout, (out.stdout, out.stderr)
 
 
 def test_a_huge_num_envs_is_refused_before_memory_is_touched(tmp_path: Path) -> None:
     """20 million envs: refused with MemoryError naming num_envs, and the attempt barely moves the peak RSS
     (before: the env block, 20M x its stride, was zero-filled first: 4.9 GB for a refusal)."""
-    out = run_child("""
+    out = run_child(
+        """
         import mdvec
         def hwm():
             for line in open("/proc/self/status"):
@@ -91,7 +98,9 @@ def test_a_huge_num_envs_is_refused_before_memory_is_touched(tmp_path: Path) -> 
         except MemoryError as exc:
             assert "num_envs" in str(exc), exc
             print("refused", (hwm() - before) // 2**20)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.returncode == 0 and out.stdout.startswith("refused"), (out.stdout, out.stderr)
     assert int(out.stdout.split()[1]) < 256, out.stdout  # MB of peak RSS the attempt added
 
@@ -103,7 +112,7 @@ def test_copies_and_pickles_are_refused_and_the_original_survives(how: str) -> N
     for make in (lambda: mdvec.VecEnv(2, seed=1), lambda: mdvec.Env(seed=1)):
         env = make()
         env.reset()
-        with pytest.raises(TypeError, match="cannot be copied or pickled.*same arguments"):
+        with pytest.raises(TypeError, match=r"cannot be copied or pickled.*same arguments"):
             {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}[how](env)
         gc.collect()
         assert not env.closed
@@ -155,9 +164,15 @@ def test_gymnasium_disabled_step_after_close_says_closed() -> None:
     gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed")
     import mdvec.gym  # noqa: F401 - registers the ids
 
-    envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=2, vectorization_mode="vector_entry_point",
-                              autoreset_mode=gymnasium.vector.AutoresetMode.DISABLED, episode_len=2, n_pushes=1,
-                              push_window=(0, 2))
+    envs = gymnasium.make_vec(
+        "mdvec/DuckBalance-v0",
+        num_envs=2,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=gymnasium.vector.AutoresetMode.DISABLED,
+        episode_len=2,
+        n_pushes=1,
+        push_window=(0, 2),
+    )
     envs.reset(seed=0)
     for _ in range(2):
         envs.step(np.zeros((2, 14), np.float32))  # both envs finish
@@ -169,13 +184,16 @@ def test_gymnasium_disabled_step_after_close_says_closed() -> None:
 def test_import_mdvec_is_light(tmp_path: Path) -> None:
     """``import mdvec`` loads neither the duck's Python reference nor mujoco's bindings (they come with the
     first duck env or the reference itself)."""
-    out = run_child("""
+    out = run_child(
+        """
         import sys
         import mdvec
         print(sorted(m for m in ("mujoco", "mdvec.reference", "mdvec.duck") if m in sys.modules))
         mdvec.VecEnv(1).close()
         print("mdvec.duck" in sys.modules)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.returncode == 0 and out.stdout.split("\n")[:2] == ["[]", "True"], (out.stdout, out.stderr)
 
 
@@ -185,7 +203,8 @@ def test_import_adapters_is_light(tmp_path: Path) -> None:
     (no module imported twice under two names)."""
     pytest.importorskip("gymnasium", reason="gymnasium is not installed")
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
-    out = run_child("""
+    out = run_child(
+        """
         import sys
         import mdvec.gym, mdvec.sb3
         import mdvec.adapters.gym.env, mdvec.adapters.sb3
@@ -196,7 +215,11 @@ def test_import_adapters_is_light(tmp_path: Path) -> None:
               mdvec.gym.MdvecTaskEnv is mdvec.adapters.gym.env.MdvecTaskEnv)
         import mdvec.gym.env as again
         print(again is mdvec.adapters.gym.env, mdvec.gym.MdvecTaskEnv.__module__)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:3] == ["[]", "True True True True", "True mdvec.adapters.gym.env"], \
-        (out.stdout, out.stderr)
+    assert out.stdout.split("\n")[:3] == ["[]", "True True True True", "True mdvec.adapters.gym.env"], (
+        out.stdout,
+        out.stderr,
+    )

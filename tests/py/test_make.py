@@ -52,7 +52,7 @@ def test_core_vector_env_without_gymnasium(monkeypatch: pytest.MonkeyPatch) -> N
         rng = np.random.default_rng(0)
         truncs, rewards = [], []
         for _ in range(8):
-            obs, reward, terminated, truncated, info = envs.step(np.stack([space.sample(rng) for _ in range(3)]))
+            obs, reward, _, truncated, info = envs.step(np.stack([space.sample(rng) for _ in range(3)]))
             truncs.append(truncated.copy())
             rewards.append(reward.copy())
         assert truncs[5].all() and not any(truncs[k].any() for k in (0, 1, 2, 3, 4, 6, 7))  # episode_len 6
@@ -89,7 +89,7 @@ def test_every_task_equals_gymnasiums_vector_env(env_id: str) -> None:
     gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed")
     if contract.v5_unavailable() and env_id != DUCK_ID:
         pytest.skip(contract.v5_unavailable())
-    import mdvec.gym  # noqa: F401 - registers the ids
+    import mdvec.gym  # registers the ids
 
     task = mdvec.gym.TASKS[env_id]
     opts = {"max_episode_steps": 15} if env_id != DUCK_ID else {"episode_len": 15, "push_window": (2, 12)}

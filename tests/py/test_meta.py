@@ -37,8 +37,10 @@ def test_every_declared_id_is_registered() -> None:
         assert ours.max_episode_steps == defaults.get("max_episode_steps")
         if ":" not in ref:
             theirs = gymnasium.spec(ref)
-            assert (ours.max_episode_steps, ours.reward_threshold) == \
-                (theirs.max_episode_steps, theirs.reward_threshold), task
+            assert (ours.max_episode_steps, ours.reward_threshold) == (
+                theirs.max_episode_steps,
+                theirs.reward_threshold,
+            ), task
 
 
 def test_duck_dt_and_render_fps() -> None:

@@ -9,9 +9,22 @@ import pytest
 from mdvec.reference import DuckEnv
 from mdvec.reference.model import inspect, load, resolve_path
 
-NAMES = ["left_hip_yaw", "left_hip_roll", "left_hip_pitch", "left_knee", "left_ankle", "neck_pitch",
-         "head_pitch", "head_yaw", "head_roll", "right_hip_yaw", "right_hip_roll", "right_hip_pitch",
-         "right_knee", "right_ankle"]
+NAMES = [
+    "left_hip_yaw",
+    "left_hip_roll",
+    "left_hip_pitch",
+    "left_knee",
+    "left_ankle",
+    "neck_pitch",
+    "head_pitch",
+    "head_yaw",
+    "head_roll",
+    "right_hip_yaw",
+    "right_hip_roll",
+    "right_hip_pitch",
+    "right_knee",
+    "right_ankle",
+]
 
 
 @pytest.mark.parametrize("variant,nq", [("default", 21), ("backlash", 31), ("backlash_lower", 25)])
@@ -48,8 +61,10 @@ def test_every_link_collides_with_floor() -> None:
     floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "floor")
     for body in range(1, m.nbody):
         geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == body]
-        assert any((m.geom_contype[g] & m.geom_conaffinity[floor]) or (m.geom_conaffinity[g] & m.geom_contype[floor])
-                   for g in geoms), f"body {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)} never touches the floor"
+        assert any(
+            (m.geom_contype[g] & m.geom_conaffinity[floor]) or (m.geom_conaffinity[g] & m.geom_contype[floor])
+            for g in geoms
+        ), f"body {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)} never touches the floor"
 
 
 @pytest.mark.parametrize("variant", ["default", "backlash", "backlash_lower"])
@@ -69,5 +84,5 @@ def test_a_hard_shove_topples_it_onto_the_floor() -> None:
         _, _, _, info = env.step(np.zeros(14))
     assert info["fallen"] and info["upright_cos"] < 0.5
     d = env.data
-    assert d.ncon > 0 and d.contact.dist[:d.ncon].min() > -0.01  # it lies on the floor, not in it
+    assert d.ncon > 0 and d.contact.dist[: d.ncon].min() > -0.01  # it lies on the floor, not in it
     assert env.info.h_home / 3 > d.xpos[env.info.trunk, 2] > 0.0

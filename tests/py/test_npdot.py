@@ -47,9 +47,17 @@ def test_arithmetic_identifies_the_kernel_family() -> None:
     """plain on Haswell/Zen/Sandybridge/Nehalem, fma on SkylakeX and later, neither on Prescott."""
     found = npdot.arithmetic()
     kernel = npdot.numpy_dot().kernel.lower()
-    expected = {"haswell": "plain", "zen": "plain", "sandybridge": "plain", "nehalem": "plain",
-                "skylakex": "fma", "cooperlake": "fma", "sapphirerapids": "fma", "katmai": "neither",
-                "prescott": "neither"}
+    expected = {
+        "haswell": "plain",
+        "zen": "plain",
+        "sandybridge": "plain",
+        "nehalem": "plain",
+        "skylakex": "fma",
+        "cooperlake": "fma",
+        "sapphirerapids": "fma",
+        "katmai": "neither",
+        "prescott": "neither",
+    }
     if kernel not in expected:
         pytest.skip(f"no expectation for OpenBLAS kernel {kernel!r} (found {found!r})")
     assert found == expected[kernel]
@@ -65,7 +73,7 @@ def test_no_symbol_falls_back_warns_once_and_is_not_proven(monkeypatch: pytest.M
 
 def test_a_wrong_function_is_caught_by_the_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """A symbol that is not numpy's ddot (here: dasum, the sum of |x|) fails the check and is not used."""
-    core, symbol, is64, _ = npdot._find()
+    core, symbol, _, _ = npdot._find()
     if core is None or not symbol.endswith("ddot64_"):
         pytest.skip(f"numpy's BLAS here exports no *ddot64_ ({symbol!r})")
     wrong = symbol.replace("ddot", "dasum")
@@ -118,16 +126,19 @@ def test_duck_never_asks_for_the_dot(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_unknown_forced_kernel_is_reported_not_a_crash(coretype: str) -> None:
     """OPENBLAS_CORETYPE naming no kernel: OpenBLAS picks one itself; mdvec says which and stays exact."""
     env = dict(os.environ, OPENBLAS_CORETYPE=coretype, PYTHONPATH=str(ROOT / "python"))
-    code = ("import mdvec; d = mdvec.numpy_dot(); print(d.describe()); "
-            "assert d.proven and d.kernel and d.forced == %r" % coretype)
+    code = (
+        "import mdvec; d = mdvec.numpy_dot(); print(d.describe()); "
+        "assert d.proven and d.kernel and d.forced == %r" % coretype
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"OPENBLAS_CORETYPE={coretype}" in out.stdout and "exact by construction" in out.stdout
 
 
 @pytest.mark.parametrize("version, reason", [((1, 26), "value-based casting"), ((2, 0), "np.clip(-0.0, 0.0, 0.0)")])
-def test_numpy_older_than_the_floor_is_refused_by_name(monkeypatch: pytest.MonkeyPatch, version: tuple[int, int],
-                                                       reason: str) -> None:
+def test_numpy_older_than_the_floor_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, version: tuple[int, int], reason: str
+) -> None:
     """Below numpy 2.1 the Gymnasium tasks would be silently unequal: refused, naming numpy's version and
     why; the duck (no action-dtype terms) still runs."""
     from mdvec.gym_tasks import gymnasium_mujoco_unavailable
@@ -135,7 +146,9 @@ def test_numpy_older_than_the_floor_is_refused_by_name(monkeypatch: pytest.Monke
     if gymnasium_mujoco_unavailable():
         pytest.skip(gymnasium_mujoco_unavailable())
     monkeypatch.setattr(vecenv, "_NUMPY", version)
-    with pytest.raises(mdvec.MdvecError, match=rf"Hopper-v5: .*numpy >= 2\.1.*numpy {np.__version__}.*{re.escape(reason)}"):
+    with pytest.raises(
+        mdvec.MdvecError, match=rf"Hopper-v5: .*numpy >= 2\.1.*numpy {np.__version__}.*{re.escape(reason)}"
+    ):
         mdvec.VecEnv(2, task="Hopper-v5")
     with mdvec.VecEnv(2, seed=1) as venv:
         venv.reset()

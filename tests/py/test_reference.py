@@ -31,8 +31,18 @@ def test_shapes_dtypes_and_info_keys() -> None:
     assert tuple(info) == info_keys("v2")
     assert isinstance(info["t"], int) and isinstance(info["pushed"], bool)
     assert tuple(DuckEnv(reward="v1").reset() is not None and info_keys("v1")) == (
-        "t", "pushed", "fallen", "trunk_height", "upright_cos", "truncated", "terminated",
-        "r_up", "r_height", "r_pose", "r_rate")
+        "t",
+        "pushed",
+        "fallen",
+        "trunk_height",
+        "upright_cos",
+        "truncated",
+        "terminated",
+        "r_up",
+        "r_height",
+        "r_pose",
+        "r_rate",
+    )
 
 
 def test_same_seed_same_episode_other_seed_differs() -> None:
@@ -84,6 +94,7 @@ def test_init_noise_respects_joint_ranges() -> None:
 def test_dr_changes_only_listed_fields_and_restores_exactly() -> None:
     env = DuckEnv(dr=True, seed=1)
     import mujoco
+
     pristine = DuckEnv(seed=1).model
     names = [n for n in dir(pristine) if not n.startswith("_")]
     arrays = {n: getattr(pristine, n) for n in names if isinstance(getattr(pristine, n), np.ndarray)}
@@ -112,12 +123,20 @@ def test_real_open_duck_runs(real_duck) -> None:
         assert len(rewards) == 250 and obs[-1].shape == (48,)
 
 
-@pytest.mark.parametrize("cfg,field", [
-    ({"reward": "v3"}, "reward"), ({"substeps": 0}, "substeps"), ({"episode_len": -1}, "episode_len"),
-    ({"n_pushes": 5, "push_window": (10, 12)}, "push_window"), ({"init_noise": -0.1}, "init_noise"),
-    ({"latency": -1}, "latency"), ({"push_speed": (0.5, 0.1)}, "push_speed"), ({"variant": "nope"}, "variant"),
-    ({"action_scale": float("nan")}, "action_scale"),
-])
+@pytest.mark.parametrize(
+    "cfg,field",
+    [
+        ({"reward": "v3"}, "reward"),
+        ({"substeps": 0}, "substeps"),
+        ({"episode_len": -1}, "episode_len"),
+        ({"n_pushes": 5, "push_window": (10, 12)}, "push_window"),
+        ({"init_noise": -0.1}, "init_noise"),
+        ({"latency": -1}, "latency"),
+        ({"push_speed": (0.5, 0.1)}, "push_speed"),
+        ({"variant": "nope"}, "variant"),
+        ({"action_scale": float("nan")}, "action_scale"),
+    ],
+)
 def test_bad_config_names_the_field(cfg: dict, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         DuckEnv(**cfg)
@@ -141,7 +160,7 @@ def test_proc_vec_env_autoreset_and_terminal_obs() -> None:
     with ProcVecEnv(3, seed=4, workers=2, episode_len=5, n_pushes=0, push_window=(0, 5)) as venv:
         obs = venv.reset()
         assert obs.shape == (3, 48) and obs.dtype == np.float32
-        for t in range(5):
+        for _ in range(5):
             obs, reward, done, info = venv.step(np.zeros((3, 14), np.float32))
         assert done.all() and reward.dtype == np.float64 and info["t"].dtype == np.int64
         refs = [DuckEnv(seed=4 + i, episode_len=5, n_pushes=0, push_window=(0, 5)) for i in range(3)]

@@ -33,7 +33,8 @@ def _run(code: str, **env_changes: str | None) -> subprocess.CompletedProcess[st
 def test_a_failed_context_is_raised_again_not_retried() -> None:
     """MUJOCO_GL=glfw without a display: every render raises the same clear RuntimeError; before the fix the
     second one (any env) killed the process with SIGABRT."""
-    out = _run("""
+    out = _run(
+        """
         from mdvec._gl import make_renderer  # what every renderer of mdvec (adapters, CLI) is made by
         m = mujoco.MjModel.from_xml_string(MODEL)
         d = mujoco.MjData(m)
@@ -47,12 +48,17 @@ def test_a_failed_context_is_raised_again_not_retried() -> None:
         assert len(seen) == 3, seen
         assert "MUJOCO_GL=glfw" in seen[0] and "remembered" in seen[1] and "remembered" in seen[2], seen
         print("RAISED_3_TIMES")
-    """, MUJOCO_GL="glfw", DISPLAY=None, WAYLAND_DISPLAY=None)
+    """,
+        MUJOCO_GL="glfw",
+        DISPLAY=None,
+        WAYLAND_DISPLAY=None,
+    )
     assert out.returncode == 0 and "RAISED_3_TIMES" in out.stdout, (out.returncode, out.stdout, out.stderr[-2000:])
 
 
 def test_headless_without_mujoco_gl_renders_with_egl() -> None:
-    out = _run("""
+    out = _run(
+        """
         import os
         from mdvec._gl import make_renderer
         m = mujoco.MjModel.from_xml_string(MODEL)
@@ -67,7 +73,11 @@ def test_headless_without_mujoco_gl_renders_with_egl() -> None:
         else:
             assert f.shape == (600, 800, 3) and f.std() > 0, f.shape
             print("RENDERED", os.environ["MUJOCO_GL"])
-    """, MUJOCO_GL=None, DISPLAY=None, WAYLAND_DISPLAY=None)
+    """,
+        MUJOCO_GL=None,
+        DISPLAY=None,
+        WAYLAND_DISPLAY=None,
+    )
     if "NOGL" in out.stdout:
         pytest.skip(f"no EGL here: {out.stdout.strip()[:300]}")
     assert "RENDERED egl" in out.stdout, (out.stdout, out.stderr[-2000:])
@@ -79,8 +89,26 @@ def test_render_cli_800x600(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
     pytest.importorskip("PIL", reason="GIFs are written with Pillow (the sb3 extra's matplotlib brings it)")
     out = tmp_path / "big.gif"
-    code = render.main(["--policy", "hold-pose", "--out", str(out), "--width", "800", "--height", "600", "--fps", "10",
-                        "-o", "episode_len=5", "-o", "push_window=1,4", "--source", "reference"])
+    code = render.main(
+        [
+            "--policy",
+            "hold-pose",
+            "--out",
+            str(out),
+            "--width",
+            "800",
+            "--height",
+            "600",
+            "--fps",
+            "10",
+            "-o",
+            "episode_len=5",
+            "-o",
+            "push_window=1,4",
+            "--source",
+            "reference",
+        ]
+    )
     if code == 3:
         pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     assert code == 0, capsys.readouterr().err
@@ -90,8 +118,9 @@ def test_render_cli_800x600(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         assert im.size == (800, 600)
 
 
-def test_mp4_without_ffmpeg_fails_before_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_mp4_without_ffmpeg_fails_before_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from mdvec.tools import render
 
     monkeypatch.setattr(render.shutil, "which", lambda name: None)
@@ -108,8 +137,9 @@ def test_mp4_without_ffmpeg_fails_before_rendering(tmp_path: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize("where", ["file", "unwritable"])
-def test_render_out_checked_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                                  where: str) -> None:
+def test_render_out_checked_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
     from mdvec.tools import render
 
     monkeypatch.setattr(render, "render_episodes", lambda *a, **k: (_ for _ in ()).throw(AssertionError("rendered")))
@@ -143,15 +173,23 @@ def test_rendering_halfcheetah_writes_no_mujoco_log(tmp_path: Path) -> None:
         print("DONE")
     """
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     if "No module named" in out.stderr and "imageio" in out.stderr:
         pytest.skip("Gymnasium's MuJoCo envs need gymnasium[mujoco]")
     assert "DONE" in out.stdout, out.stderr[-2000:]
     assert list(tmp_path.iterdir()) == [], list(tmp_path.iterdir())
 
 
-def test_render_a_gymnasium_task_with_the_zero_action_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_a_gymnasium_task_with_the_zero_action_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """render --policy hold-pose --env Hopper-v5: the baseline (all-zero actions) drawn from the C env."""
     from mdvec.gym_tasks import gymnasium_mujoco_unavailable
     from mdvec.tools import render
@@ -160,8 +198,24 @@ def test_render_a_gymnasium_task_with_the_zero_action_baseline(tmp_path: Path, c
     if gymnasium_mujoco_unavailable():
         pytest.skip(gymnasium_mujoco_unavailable())
     gif = tmp_path / "hopper.gif"
-    code = render.main(["--policy", "hold-pose", "--env", "Hopper-v5", "--out", str(gif), "--width", "48",
-                        "--height", "32", "--fps", "25", "-o", "max_episode_steps=10"])
+    code = render.main(
+        [
+            "--policy",
+            "hold-pose",
+            "--env",
+            "Hopper-v5",
+            "--out",
+            str(gif),
+            "--width",
+            "48",
+            "--height",
+            "32",
+            "--fps",
+            "25",
+            "-o",
+            "max_episode_steps=10",
+        ]
+    )
     if code == 3:
         pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     printed = capsys.readouterr().out
@@ -199,8 +253,15 @@ def test_a_string_model_task_renders_on_its_reference_model(tmp_path: Path) -> N
         env.close()
     """
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
     assert "SIZES True True" in out.stdout, out.stdout + out.stderr[-2000:]
     if "NOGL" in out.stdout:
         pytest.skip(f"no OpenGL context for rendering here: {out.stdout.strip()[:300]}")

@@ -15,13 +15,14 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # before ray is imported: nodes use the loopback address
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
 SKIP = "ray[rllib] is not installed (pip install torch==2.13.0, then pip install '.[rllib]'; CI runs it in ci/rllib.sh)"
 pytest.importorskip("gymnasium", reason=SKIP)
@@ -42,6 +43,7 @@ LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 @contextlib.contextmanager
 def time_limit(seconds: int, what: str) -> Iterator[None]:
     """Raise TimeoutError in the main thread when the block runs past ``seconds``."""
+
     def expired(signum: int, frame: Any) -> None:
         raise TimeoutError(f"{what}: still running after {seconds} s")
 
@@ -56,8 +58,13 @@ def time_limit(seconds: int, what: str) -> Iterator[None]:
 
 def node_args() -> dict[str, Any]:
     """One node: 2 logical CPUs (one EnvRunner of 2 CPUs), one 'mdvec_runner' slot, loopback only."""
-    return {"num_cpus": 2, "resources": {"mdvec_runner": 1}, "object_store_memory": 80 * 2**20,
-            "node_ip_address": "127.0.0.1", "include_dashboard": False}
+    return {
+        "num_cpus": 2,
+        "resources": {"mdvec_runner": 1},
+        "object_store_memory": 80 * 2**20,
+        "node_ip_address": "127.0.0.1",
+        "include_dashboard": False,
+    }
 
 
 def _descendants(root: int) -> set[int]:
@@ -82,7 +89,7 @@ def _descendants(root: int) -> set[int]:
 def _address(hex_addr: str) -> str:
     if len(hex_addr) == 8:
         return ".".join(str(b) for b in bytes.fromhex(hex_addr)[::-1])
-    words = [bytes.fromhex(hex_addr[i:i + 8])[::-1] for i in range(0, 32, 8)]
+    words = [bytes.fromhex(hex_addr[i : i + 8])[::-1] for i in range(0, 32, 8)]
     raw = b"".join(words)
     if raw[:12] == b"\0" * 10 + b"\xff\xff":
         return "::ffff:" + ".".join(str(b) for b in raw[12:])
@@ -141,9 +148,18 @@ def cluster() -> Iterator[Any]:
 
 def build(seed: int, **kw: Any) -> Any:
     """The test's PPO: 2 EnvRunners (one per node), 4 envs each, tiny batches."""
-    config = mrl.ppo_config(seed=seed, num_env_runners=2, num_envs_per_env_runner=4, num_cpus_per_env_runner=2,
-                            custom_resources_per_env_runner={"mdvec_runner": 1}, train_batch_size=2 * 4 * EPISODE_LEN,
-                            minibatch_size=160, num_epochs=1, task_options=dict(OPTS), **kw)
+    config = mrl.ppo_config(
+        seed=seed,
+        num_env_runners=2,
+        num_envs_per_env_runner=4,
+        num_cpus_per_env_runner=2,
+        custom_resources_per_env_runner={"mdvec_runner": 1},
+        train_batch_size=2 * 4 * EPISODE_LEN,
+        minibatch_size=160,
+        num_epochs=1,
+        task_options=dict(OPTS),
+        **kw,
+    )
     return config
 
 
@@ -267,8 +283,11 @@ def test_env_rebuilt_in_place_after_a_mujoco_error(cluster: Any, tmp_path: Path)
     try:
         with time_limit(420, "sub-environment restart"):
             config = build(seed=8, fault={"marker": str(marker)})
-            config.fault_tolerance(restart_failed_sub_environments=True, restart_failed_env_runners=True,
-                                   delay_between_env_runner_restarts_s=1.0)
+            config.fault_tolerance(
+                restart_failed_sub_environments=True,
+                restart_failed_env_runners=True,
+                delay_between_env_runner_restarts_s=1.0,
+            )
             algo = config.build_algo()
 
             def report() -> list[dict[str, Any]]:
@@ -300,12 +319,17 @@ def test_env_runner_restarted_after_a_mujoco_error(cluster: Any, tmp_path: Path)
     try:
         with time_limit(480, "EnvRunner restart"):
             config = build(seed=9, fault={"marker": str(marker)})
-            config.fault_tolerance(restart_failed_env_runners=True, restart_failed_sub_environments=False,
-                                   delay_between_env_runner_restarts_s=1.0, env_runner_health_probe_timeout_s=30)
+            config.fault_tolerance(
+                restart_failed_env_runners=True,
+                restart_failed_sub_environments=False,
+                delay_between_env_runner_restarts_s=1.0,
+                env_runner_health_probe_timeout_s=30,
+            )
             algo = config.build_algo()
             group = algo.env_runner_group
-            before = {r["worker_index"]: r["pid"] for r in group.foreach_env_runner(mrl.runner_report,
-                                                                                   local_env_runner=False)}
+            before = {
+                r["worker_index"]: r["pid"] for r in group.foreach_env_runner(mrl.runner_report, local_env_runner=False)
+            }
             seen_down = []
 
             def restored() -> bool:
@@ -336,7 +360,7 @@ def test_infos_off_gives_empty_info_dicts() -> None:
     env = mrl.RLlibVectorEnv({"num_envs": 2, "seed": 1, "infos": False, **OPTS})
     try:
         assert env.reset(seed=1)[1] == {}
-        obs, reward, terminated, truncated, info = env.step(np.zeros((2, ACT_DIM), np.float32))
+        obs, reward, _, _, info = env.step(np.zeros((2, ACT_DIM), np.float32))
         assert info == {} and obs.shape == (2, OBS_DIM) and reward.shape == (2,)
     finally:
         env.close()

@@ -14,10 +14,11 @@ import pytest
 pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'mdvec[sb3]')")
 pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (pip install 'mdvec[sb3]')")
 
-import gymnasium  # noqa: E402
-from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env  # noqa: E402
-from mdvec.tools import contract  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize  # noqa: E402
+import gymnasium
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormalize
+
+from mdvec.sb3 import MdvecSB3VecEnv, make_vec_env
+from mdvec.tools import contract
 
 ID = "mdvec/DuckBalance-v0"
 OPTS = {"episode_len": 12, "push_window": (2, 10), "sensor_noise": True, "init_noise": 0.02}
@@ -25,8 +26,9 @@ OPTS = {"episode_len": 12, "push_window": (2, 10), "sensor_noise": True, "init_n
 
 def dummy(n: int, seed: int = 0, **kw) -> DummyVecEnv:
     """SB3's DummyVecEnv over the reference single env, env i constructed with seed + i."""
-    return DummyVecEnv([lambda i=i: gymnasium.make(ID, backend="reference", seed=seed + i, **{**OPTS, **kw})
-                        for i in range(n)])
+    return DummyVecEnv(
+        [lambda i=i: gymnasium.make(ID, backend="reference", seed=seed + i, **{**OPTS, **kw}) for i in range(n)]
+    )
 
 
 def mdvec_env(n: int, seed: int = 0, **kw) -> MdvecSB3VecEnv:
@@ -138,8 +140,12 @@ def test_bad_actions_change_nothing():
     venv, twin = mdvec_env(2, seed=1), mdvec_env(2, seed=1)
     venv.reset()
     twin.reset()
-    for action, exc in [(np.zeros((2, 13), np.float32), ValueError), (np.zeros((3, 14)), ValueError),
-                        (np.full((2, 14), np.nan), ValueError), (np.zeros((2, 14), complex), TypeError)]:
+    for action, exc in [
+        (np.zeros((2, 13), np.float32), ValueError),
+        (np.zeros((3, 14)), ValueError),
+        (np.full((2, 14), np.nan), ValueError),
+        (np.zeros((2, 14), complex), TypeError),
+    ]:
         with pytest.raises(exc):
             venv.step(action)
     with pytest.raises(RuntimeError, match="step_async"):
@@ -180,11 +186,14 @@ def test_gymnasium_tasks_equal_dummy_vec_env_over_gymnasium(task):
     from gymnasium.envs.mujoco import humanoid_v5
 
     if task == "Humanoid-v5" and "ten_length.copy()" not in Path(humanoid_v5.__file__).read_text():
-        pytest.skip("this gymnasium's Humanoid-v5 returns live views of MjData as tendon info (reset overwrites "
-                    "a finished env's step info inside DummyVecEnv); fixed in later gymnasium")
+        pytest.skip(
+            "this gymnasium's Humanoid-v5 returns live views of MjData as tendon info (reset overwrites "
+            "a finished env's step info inside DummyVecEnv); fixed in later gymnasium"
+        )
     env_id = f"mdvec/{task}"  # the reference backend is Gymnasium's own env
-    ref = DummyVecEnv([lambda i=i: gymnasium.make(env_id, backend="reference", seed=5 + i, max_episode_steps=30)
-                       for i in range(3)])
+    ref = DummyVecEnv(
+        [lambda i=i: gymnasium.make(env_id, backend="reference", seed=5 + i, max_episode_steps=30) for i in range(3)]
+    )
     got = make_vec_env(3, seed=5, threads=2, task=task, max_episode_steps=30)
     result = contract.Result(task, task)
     with warnings.catch_warnings():

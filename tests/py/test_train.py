@@ -21,8 +21,16 @@ from mdvec.tools.train import TrainConfig, build_parser, config_from_args, parse
 # small: 3 envs x 100 steps per update, 3 updates, episodes of 80 steps so that truncations (and
 # the value bootstrap on terminal_observation) happen inside every rollout; DR and sensor noise on so
 # that every random draw of the env matters
-SMALL = dict(envs=3, n_steps=100, batch_size=60, n_epochs=2, steps=900, seed=7, net=(32, 32),
-             task={"episode_len": 80, "push_window": (5, 75), "dr": True, "sensor_noise": True})
+SMALL = dict(
+    envs=3,
+    n_steps=100,
+    batch_size=60,
+    n_epochs=2,
+    steps=900,
+    seed=7,
+    net=(32, 32),
+    task={"episode_len": 80, "push_window": (5, 75), "dr": True, "sensor_noise": True},
+)
 
 
 def _need_sb3() -> None:
@@ -34,8 +42,17 @@ def _need_sb3() -> None:
 # Hopper-v5: 2 envs x 64 steps per update, 3 updates, episodes of at most 25 steps: with seed 11 the
 # rollouts hold both terminations (the hopper falls: no bootstrap) and truncations (bootstrap on
 # terminal_observation)
-HOPPER = dict(env="Hopper-v5", envs=2, n_steps=64, batch_size=64, n_epochs=2, steps=384, seed=11, net=(32, 32),
-              task={"max_episode_steps": 25})
+HOPPER = dict(
+    env="Hopper-v5",
+    envs=2,
+    n_steps=64,
+    batch_size=64,
+    n_epochs=2,
+    steps=384,
+    seed=11,
+    net=(32, 32),
+    task={"max_episode_steps": 25},
+)
 
 
 def _need_mdvec_sb3() -> None:
@@ -50,15 +67,39 @@ def _need_mdvec_sb3() -> None:
 
 # ------------------------------------------------------------------ options (no torch needed)
 def test_task_options_parse_by_the_defaults_types() -> None:
-    got = parse_task_options(["episode_len=80", "push_window=5,75", "push_speed=0.2,0.5", "dr=true",
-                              "sensor-noise=0", "reward=v1", "action_scale=0.25"])
-    assert got == {"episode_len": 80, "push_window": (5, 75), "push_speed": (0.2, 0.5), "dr": True,
-                   "sensor_noise": False, "reward": "v1", "action_scale": 0.25}
+    got = parse_task_options(
+        [
+            "episode_len=80",
+            "push_window=5,75",
+            "push_speed=0.2,0.5",
+            "dr=true",
+            "sensor-noise=0",
+            "reward=v1",
+            "action_scale=0.25",
+        ]
+    )
+    assert got == {
+        "episode_len": 80,
+        "push_window": (5, 75),
+        "push_speed": (0.2, 0.5),
+        "dr": True,
+        "sensor_noise": False,
+        "reward": "v1",
+        "action_scale": 0.25,
+    }
 
 
-@pytest.mark.parametrize("item, words", [("nope=1", "unknown"), ("episode_len", "NAME=VALUE"),
-                                         ("episode_len=1.5", "episode_len"), ("dr=maybe", "dr"),
-                                         ("push_window=5", "push_window"), ("reward=v9", "reward")])
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        ("nope=1", "unknown"),
+        ("episode_len", "NAME=VALUE"),
+        ("episode_len=1.5", "episode_len"),
+        ("dr=maybe", "dr"),
+        ("push_window=5", "push_window"),
+        ("reward=v9", "reward"),
+    ],
+)
 def test_task_options_refuse_with_the_name(item: str, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         parse_task_options([item])
@@ -83,10 +124,23 @@ def test_env_names() -> None:
 
 def test_gymnasium_task_options_parse_by_their_types() -> None:
     pytest.importorskip("gymnasium", reason="gymnasium not installed (its model files are the task's)")
-    got = parse_task_options(["max_episode_steps=25", "healthy_z_range=0.5,9", "terminate_when_unhealthy=false",
-                              "healthy_reward=2", "frame_skip=2"], "Hopper-v5")
-    assert got == {"max_episode_steps": 25, "healthy_z_range": (0.5, 9.0), "terminate_when_unhealthy": False,
-                   "healthy_reward": 2.0, "frame_skip": 2}
+    got = parse_task_options(
+        [
+            "max_episode_steps=25",
+            "healthy_z_range=0.5,9",
+            "terminate_when_unhealthy=false",
+            "healthy_reward=2",
+            "frame_skip=2",
+        ],
+        "Hopper-v5",
+    )
+    assert got == {
+        "max_episode_steps": 25,
+        "healthy_z_range": (0.5, 9.0),
+        "terminate_when_unhealthy": False,
+        "healthy_reward": 2.0,
+        "frame_skip": 2,
+    }
     with pytest.raises(ValueError, match="unknown for Hopper-v5"):
         parse_task_options(["episode_len=80"], "Hopper-v5")  # a duck option
     with pytest.raises(ValueError, match="max_episode_steps"):
@@ -114,9 +168,21 @@ def _train_recording(backend: str, tmp_path: Path) -> tuple[list[dict[str, np.nd
     buffers: list[dict[str, np.ndarray]] = []
 
     def record(buf: object) -> None:
-        buffers.append({name: np.array(getattr(buf, name)) for name in
-                        ("observations", "actions", "rewards", "episode_starts", "values", "log_probs",
-                         "advantages", "returns")})
+        buffers.append(
+            {
+                name: np.array(getattr(buf, name))
+                for name in (
+                    "observations",
+                    "actions",
+                    "rewards",
+                    "episode_starts",
+                    "values",
+                    "log_probs",
+                    "advantages",
+                    "returns",
+                )
+            }
+        )
 
     cfg = TrainConfig(backend=backend, out=str(tmp_path / backend), **SMALL)
     result = train(cfg, quiet=True, files=False, on_rollout=record)
@@ -153,8 +219,9 @@ def _need_hopper() -> None:
         pytest.skip(f"gymnasium's Hopper-v5 not usable here: {type(exc).__name__}: {exc}")
 
 
-def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                  config: dict | None = None) -> tuple[list, str, list, dict]:
+def _train_hopper(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dict | None = None
+) -> tuple[list, str, list, dict]:
     """Train ``config`` (HOPPER) on one backend; count the episodes that terminated and were truncated."""
     from mdvec.tools import train as train_mod
 
@@ -187,7 +254,9 @@ def _train_hopper(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return buffers, result.params_sha256, result.rows, counts
 
 
-def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hopper_training_is_bit_identical_to_gymnasiums_own_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PPO on mdvec's C Hopper-v5 and on SubprocVecEnv over gymnasium.make("Hopper-v5"): the same bits.
 
     The reference side has no mdvec code: SB3 seeds Gymnasium's envs (reset(seed=seed + i) after PPO's
@@ -217,9 +286,30 @@ def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.
     from mdvec.tools import train as train_mod
 
     out = tmp_path / "hopper"
-    argv = ["--env", "mdvec/Hopper-v5", "--backend", "mdvec", "--envs", "2", "--n-steps", "32", "--batch-size", "32",
-            "--n-epochs", "1", "--net", "16,16", "--steps", "64", "--seed", "3", "-o", "max_episode_steps=20",
-            "--out", str(out)]
+    argv = [
+        "--env",
+        "mdvec/Hopper-v5",
+        "--backend",
+        "mdvec",
+        "--envs",
+        "2",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "32",
+        "--n-epochs",
+        "1",
+        "--net",
+        "16,16",
+        "--steps",
+        "64",
+        "--seed",
+        "3",
+        "-o",
+        "max_episode_steps=20",
+        "--out",
+        str(out),
+    ]
     assert train_mod.main(argv) == 0
     printed = capsys.readouterr().out
     assert "Hopper-v5 envs" in printed and "ep len" in printed and "params sha256" in printed
@@ -233,8 +323,21 @@ def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.
     assert train_mod.main(["--resume", "--steps", "192", "--out", str(out), "--env", "duck"]) == 2
     assert "env" in capsys.readouterr().err
     capsys.readouterr()
-    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1,2", "--episodes", "2",
-                          "--out", str(tmp_path / "eval.json")]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--policy",
+                str(out / "policy.zip"),
+                "--seeds",
+                "1,2",
+                "--episodes",
+                "2",
+                "--out",
+                str(tmp_path / "eval.json"),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "Hopper-v5 (C envs" in printed and "zero actions" in printed and "episode length" in printed
     result = json.loads((tmp_path / "eval.json").read_text())
@@ -243,8 +346,9 @@ def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.
     assert evaluate.main(["--policy", str(out / "policy.zip"), "--env", "duck"]) == 2
     assert "trained on Hopper-v5, not duck" in capsys.readouterr().err
     gif = tmp_path / "h.gif"
-    code = render.main(["--policy", str(out / "policy.zip"), "--out", str(gif), "--width", "64", "--height", "48",
-                        "--fps", "25"])
+    code = render.main(
+        ["--policy", str(out / "policy.zip"), "--out", str(gif), "--width", "64", "--height", "48", "--fps", "25"]
+    )
     if code == 3:
         pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     printed = capsys.readouterr().out
@@ -258,8 +362,17 @@ def test_train_command_on_hopper_and_evaluate_it(tmp_path: Path, capsys: pytest.
 # ------------------------------------------------------------------ a task of the task kit: cartpole_swingup
 # 2 envs x 64 steps per update, 3 updates; a 0.1 m rail and episodes of at most 25 steps: with seed 11 the
 # rollouts hold both terminations (the cart leaves the rail) and truncations
-CARTPOLE = dict(env="cartpole_swingup", envs=2, n_steps=64, batch_size=64, n_epochs=2, steps=384, seed=11,
-                net=(32, 32), task={"max_episode_steps": 25, "cart_limit": 0.1})
+CARTPOLE = dict(
+    env="cartpole_swingup",
+    envs=2,
+    n_steps=64,
+    batch_size=64,
+    n_epochs=2,
+    steps=384,
+    seed=11,
+    net=(32, 32),
+    task={"max_episode_steps": 25, "cart_limit": 0.1},
+)
 
 
 def _need_cartpole() -> None:
@@ -317,9 +430,30 @@ def test_train_evaluate_and_render_cartpole(tmp_path: Path, capsys: pytest.Captu
     from mdvec.tools import train as train_mod
 
     out = tmp_path / "cartpole"
-    argv = ["--env", "cartpole_swingup", "--backend", "mdvec", "--envs", "2", "--n-steps", "64", "--batch-size",
-            "64", "--n-epochs", "1", "--net", "16,16", "--steps", "256", "--seed", "3", "-o", "max_episode_steps=40",
-            "--out", str(out)]
+    argv = [
+        "--env",
+        "cartpole_swingup",
+        "--backend",
+        "mdvec",
+        "--envs",
+        "2",
+        "--n-steps",
+        "64",
+        "--batch-size",
+        "64",
+        "--n-epochs",
+        "1",
+        "--net",
+        "16,16",
+        "--steps",
+        "256",
+        "--seed",
+        "3",
+        "-o",
+        "max_episode_steps=40",
+        "--out",
+        str(out),
+    ]
     assert train_mod.main(argv) == 0
     printed = capsys.readouterr().out
     assert "cartpole_swingup envs" in printed and "ep len" in printed and "params sha256" in printed
@@ -328,8 +462,21 @@ def test_train_evaluate_and_render_cartpole(tmp_path: Path, capsys: pytest.Captu
     rows = json.loads((out / "curve.json").read_text())["rows"]
     assert [r["timesteps"] for r in rows] == [128, 256] and rows[-1]["episodes"] > 0
     assert all(0 < r["ep_len_mean"] <= 40 for r in rows if r["episodes"])  # max_episode_steps=40
-    assert evaluate.main(["--policy", str(out / "policy.zip"), "--seeds", "1,2", "--episodes", "2",
-                          "--out", str(tmp_path / "eval.json")]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--policy",
+                str(out / "policy.zip"),
+                "--seeds",
+                "1,2",
+                "--episodes",
+                "2",
+                "--out",
+                str(tmp_path / "eval.json"),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "cartpole_swingup (C envs" in printed and "zero actions" in printed and "episode length" in printed
     result = json.loads((tmp_path / "eval.json").read_text())
@@ -340,8 +487,22 @@ def test_train_evaluate_and_render_cartpole(tmp_path: Path, capsys: pytest.Captu
     assert -40 < zero["return_mean"] < -39  # the pole hangs (cos theta about -1) and zero actions cost nothing
     assert result["return_ratio"] == result["trained"]["return_mean"] / zero["return_mean"]
     gif = tmp_path / "c.gif"
-    code = render.main(["--policy", str(out / "policy.zip"), "--out", str(gif), "--width", "96", "--height", "72",
-                        "--fps", "25", "-o", "max_episode_steps=12"])
+    code = render.main(
+        [
+            "--policy",
+            str(out / "policy.zip"),
+            "--out",
+            str(gif),
+            "--width",
+            "96",
+            "--height",
+            "72",
+            "--fps",
+            "25",
+            "-o",
+            "max_episode_steps=12",
+        ]
+    )
     if code == 3:
         pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     printed = capsys.readouterr().out
@@ -373,9 +534,30 @@ def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.Captu
 
     out = tmp_path / "run"
     common = ["--out", str(out), "--print-every", "0"]
-    argv = ["--backend", _backend(), "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-            "--net", "16,16", "--steps", "256", "--seed", "3", "--checkpoint-every", "1",
-            "-o", "episode_len=50", "-o", "push_window=5,45"] + common
+    argv = [
+        "--backend",
+        _backend(),
+        "--envs",
+        "2",
+        "--n-steps",
+        "64",
+        "--batch-size",
+        "64",
+        "--n-epochs",
+        "1",
+        "--net",
+        "16,16",
+        "--steps",
+        "256",
+        "--seed",
+        "3",
+        "--checkpoint-every",
+        "1",
+        "-o",
+        "episode_len=50",
+        "-o",
+        "push_window=5,45",
+    ] + common
     assert train_mod.main(argv) == 0
     printed = capsys.readouterr().out
     assert "env-steps/s" in printed and "ETA" in printed and "params sha256" in printed
@@ -383,8 +565,7 @@ def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.Captu
         assert (out / name).is_file(), name
     rows = json.loads((out / "curve.json").read_text())["rows"]
     assert [r["timesteps"] for r in rows] == [128, 256]
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == \
-        ["step_000000000128.zip", "step_000000000256.zip"]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_000000000128.zip", "step_000000000256.zip"]
     assert train_mod.main(argv) == 2  # the same --out without --resume
     assert "already holds a run" in capsys.readouterr().err
     assert train_mod.main(["--resume", "--steps", "512", "--n-steps", "32"] + common) == 2  # clash named
@@ -414,17 +595,39 @@ def test_evaluate_compares_with_hold_pose(tmp_path: Path) -> None:
     assert run_episodes(hold_pose, [1, 2], 2, task=task) == hp
     m = hp["alive_step_means"]  # what a step earns while up: reward v2 and its terms (ENV_SPEC)
     assert set(m) == {"r_up", "r_height", "r_pose", "r_still", "r_rate", "r_effort", "reward"}
-    assert m["reward"] == pytest.approx(0.5 * (m["r_up"] + m["r_height"] + m["r_pose"] + m["r_still"])
-                                        - 0.05 * m["r_rate"] - 0.01 * m["r_effort"], rel=1e-12)
+    assert m["reward"] == pytest.approx(
+        0.5 * (m["r_up"] + m["r_height"] + m["r_pose"] + m["r_still"]) - 0.05 * m["r_rate"] - 0.01 * m["r_effort"],
+        rel=1e-12,
+    )
     assert m["r_rate"] == 0.0, "hold-pose never changes its action"
     result = evaluate(None, [1, 2], 2, task=task)
     assert result["hold_pose"] == hp and "trained" not in result
     assert "survival" in format_table(result)
 
 
-RESUME_ARGV = ["--envs", "2", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--net", "8,8",
-               "--seed", "5", "--checkpoint-every", "1", "-o", "episode_len=40", "-o", "push_window=5,35",
-               "-o", "dr=true", "--quiet"]
+RESUME_ARGV = [
+    "--envs",
+    "2",
+    "--n-steps",
+    "32",
+    "--batch-size",
+    "32",
+    "--n-epochs",
+    "1",
+    "--net",
+    "8,8",
+    "--seed",
+    "5",
+    "--checkpoint-every",
+    "1",
+    "-o",
+    "episode_len=40",
+    "-o",
+    "push_window=5,35",
+    "-o",
+    "dr=true",
+    "--quiet",
+]
 
 
 def _rows(out: Path) -> list[dict]:
@@ -457,8 +660,9 @@ def test_resume_is_reproducible_but_not_bit_for_bit(tmp_path: Path) -> None:
     assert params[1] == params[2] != params[0]
 
 
-def test_tensorboard_without_the_package_is_one_line_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tensorboard_without_the_package_is_one_line_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _need_sb3()
     import sys
 
@@ -497,8 +701,9 @@ def test_tensorboard_logs_each_update(tmp_path: Path) -> None:
     assert np.allclose(logged, [r["ep_return_avg100"] for r in rows if r["ep_return_avg100"] is not None])
 
 
-def test_evaluate_writes_into_the_run_folder_or_the_current_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_evaluate_writes_into_the_run_folder_or_the_current_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """evaluate's JSON: into the policy's train run folder (the one holding run.json; a checkpoint's too),
     else into the current folder, never beside a policy that lies outside a run (a shipped one)."""
     _need_sb3()
@@ -528,14 +733,20 @@ def test_evaluate_writes_into_the_run_folder_or_the_current_one(tmp_path: Path, 
 def test_evaluate_command_on_a_trained_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _need_sb3()
     from stable_baselines3 import PPO
-
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from mdvec.tools import evaluate as ev
     from mdvec.tools.train import _reference_env_fn, _write_run_json, build_model
 
-    cfg = TrainConfig(backend="processes", envs=1, n_steps=32, batch_size=32, net=(8,), out=str(tmp_path),
-                      task={"episode_len": 30, "push_window": (5, 25)})
+    cfg = TrainConfig(
+        backend="processes",
+        envs=1,
+        n_steps=32,
+        batch_size=32,
+        net=(8,),
+        out=str(tmp_path),
+        task={"episode_len": 30, "push_window": (5, 25)},
+    )
     env = DummyVecEnv([lambda: _reference_env_fn(0, cfg.task)])
     model = build_model(cfg, env)
     model.save(tmp_path / "policy.zip")
@@ -557,8 +768,28 @@ def test_render_writes_a_gif_with_the_shoves(source: str, tmp_path: Path, capsys
     if source == "mdvec" and not render.c_env_available():
         pytest.skip("libmdvec not loadable: no C env to draw")
     out = tmp_path / "hold.gif"
-    code = render.main(["--policy", "hold-pose", "--out", str(out), "--seed", "1", "--width", "96", "--height", "72",
-                        "--fps", "10", "-o", "episode_len=40", "-o", "push_window=5,35", "--source", source])
+    code = render.main(
+        [
+            "--policy",
+            "hold-pose",
+            "--out",
+            str(out),
+            "--seed",
+            "1",
+            "--width",
+            "96",
+            "--height",
+            "72",
+            "--fps",
+            "10",
+            "-o",
+            "episode_len=40",
+            "-o",
+            "push_window=5,35",
+            "--source",
+            source,
+        ]
+    )
     if code == 3:
         pytest.skip("no OpenGL context for rendering here: " + capsys.readouterr().err)
     assert code == 0

@@ -15,8 +15,28 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ["--backend", "mdvec", "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-         "--net", "16,16", "--seed", "3", "-o", "episode_len=50", "-o", "push_window=5,45", "--print-every", "0"]
+SMALL = [
+    "--backend",
+    "mdvec",
+    "--envs",
+    "2",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "1",
+    "--net",
+    "16,16",
+    "--seed",
+    "3",
+    "-o",
+    "episode_len=50",
+    "-o",
+    "push_window=5,45",
+    "--print-every",
+    "0",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -60,8 +80,19 @@ def test_first_ctrl_c_saves_the_current_state(tmp_path: Path) -> None:
     (beyond the last periodic one), loadable; --resume continues from it."""
     out = tmp_path / "run"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "mdvec", "train", *SMALL, "--steps", "100000", "--checkpoint-every", "1000",
-           "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "mdvec",
+        "train",
+        *SMALL,
+        "--steps",
+        "100000",
+        "--checkpoint-every",
+        "1000",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and not (out / "curve.json").exists():  # written after the first update
@@ -81,9 +112,25 @@ def test_first_ctrl_c_saves_the_current_state(tmp_path: Path) -> None:
 
     assert checkpoint_damage(ckpts[0]) == ""
     steps = PPO.load(ckpts[0], device="cpu").num_timesteps
-    resumed = subprocess.run([sys.executable, "-m", "mdvec", "train", "--resume", "--steps", str(steps + 128),
-                              "--out", str(out), "--print-every", "0"], env=env, capture_output=True, text=True,
-                             timeout=300)
+    resumed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mdvec",
+            "train",
+            "--resume",
+            "--steps",
+            str(steps + 128),
+            "--out",
+            str(out),
+            "--print-every",
+            "0",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert resumed.returncode == 0 and f"at {steps:,} env steps" in resumed.stdout, resumed.stdout + resumed.stderr
 
 
@@ -94,8 +141,9 @@ def _one_line_exit_2(capsys: pytest.CaptureFixture[str], code: int, *words: str)
         assert w in err, err
 
 
-def test_cli_user_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_user_errors_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A truncated policy zip, evaluate --out where it cannot be written (checked before the evaluation,
     which took minutes and was then lost), train --out naming a file: one line each, exit status 2."""
     from mdvec.tools import evaluate, render
@@ -108,8 +156,9 @@ def test_cli_user_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.
 
     monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: (_ for _ in ()).throw(AssertionError("evaluated")))
     (tmp_path / "afile").write_text("x")
-    _one_line_exit_2(capsys, evaluate.main(["--policy", "hold-pose", "--out", str(tmp_path / "afile" / "e.json")]),
-                     "--out")
+    _one_line_exit_2(
+        capsys, evaluate.main(["--policy", "hold-pose", "--out", str(tmp_path / "afile" / "e.json")]), "--out"
+    )
     _one_line_exit_2(capsys, evaluate.main(["--policy", "hold-pose", "--out", str(tmp_path)]), "--out", "folder")
 
     _one_line_exit_2(capsys, train_mod.main(SMALL + ["--out", str(tmp_path / "afile")]), "--out", "is a file")

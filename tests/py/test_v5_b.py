@@ -39,16 +39,16 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'gymnasium[mujoco]')")
 try:
-    import gymnasium.envs.mujoco.ant_v5  # noqa: F401  (imports mujoco_rendering -> imageio)
+    import gymnasium.envs.mujoco.ant_v5  # imports mujoco_rendering -> imageio
 except ImportError as exc:  # pragma: no cover - depends on the venv
-    pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'",
-                allow_module_level=True)
-
-import mdvec  # noqa: E402
-from mdvec import gym_tasks  # noqa: E402
+    pytest.skip(
+        f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'", allow_module_level=True
+    )
 
 import gymeq  # noqa: E402
+import mdvec  # noqa: E402
 from gymeq import RESET, STEP, field_value  # noqa: E402
+from mdvec import gym_tasks  # noqa: E402
 
 IDS = ("Ant-v5", "Humanoid-v5", "HumanoidStandup-v5", "Reacher-v5", "Pusher-v5")
 LONG = os.environ.get("MDVEC_V5_LONG", "") not in ("", "0")
@@ -63,8 +63,10 @@ def _report(request: pytest.FixtureRequest):
     lines = []
     for task, c in TOTAL.items():
         if c["values compared"]:
-            lines.append(f"test_v5_b: {task}: {c['values compared']} values compared with Gymnasium's, "
-                         f"{c['identical']} identical")
+            lines.append(
+                f"test_v5_b: {task}: {c['values compared']} values compared with Gymnasium's, "
+                f"{c['identical']} identical"
+            )
     lines.append(f"test_v5_b: {mdvec.numpy_dot().describe()}")
     gymeq.print_report(request, "\n" + "\n".join(lines))
 
@@ -158,10 +160,20 @@ def compare_step(t: Tally, venv: Any, i: int, ref: tuple, action_dtype: Any, obs
     compare_info(t, venv, i, info, action_dtype, STEP, where)
 
 
-def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int = 3, threads: int = 2,
-                          seed: int = 0, steps: int = 80, dtypes: tuple = (np.float32, np.float64),
-                          scale: float = 1.0, mode: str = "next_step", reseed_every: int = 0,
-                          rng_seed: int = 0) -> tuple[Tally, int, int]:
+def run_against_gymnasium(
+    task: str,
+    options: dict[str, Any],
+    *,
+    num_envs: int = 3,
+    threads: int = 2,
+    seed: int = 0,
+    steps: int = 80,
+    dtypes: tuple = (np.float32, np.float64),
+    scale: float = 1.0,
+    mode: str = "next_step",
+    reseed_every: int = 0,
+    rng_seed: int = 0,
+) -> tuple[Tally, int, int]:
     """Step N C envs and N gymnasium.make(task) envs with the same seeds and actions; compare everything.
 
     The action dtype cycles through ``dtypes`` step by step; every ``reseed_every`` steps a random subset
@@ -176,10 +188,21 @@ def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int =
     try:
         if task not in ("Reacher-v5", "Pusher-v5") or "xml_file" not in options:  # their Box is fixed
             assert refs[0].observation_space.shape == (venv.spec.obs_dim,)
-        terms, truncs = gymeq.run_envs(t, venv, refs, compare_reset=compare_reset, compare_step=compare_step,
-                                       seed=seed, steps=steps, dtypes=dtypes, scale=scale, mode=mode,
-                                       reseed_every=reseed_every, rng=np.random.default_rng(rng_seed),
-                                       label=f"{task} ")
+        terms, truncs = gymeq.run_envs(
+            t,
+            venv,
+            refs,
+            compare_reset=compare_reset,
+            compare_step=compare_step,
+            seed=seed,
+            steps=steps,
+            dtypes=dtypes,
+            scale=scale,
+            mode=mode,
+            reseed_every=reseed_every,
+            rng=np.random.default_rng(rng_seed),
+            label=f"{task} ",
+        )
     finally:
         venv.close()
         for ref in refs:
@@ -190,26 +213,56 @@ def run_against_gymnasium(task: str, options: dict[str, Any], *, num_envs: int =
 
 # Per task: short episodes with the default options, and every option non-default at once.
 NON_DEFAULT = {
-    "Ant-v5": dict(forward_reward_weight=2.5, ctrl_cost_weight=0.3, contact_cost_weight=0.002, healthy_reward=0.5,
-                   main_body="front_left_leg", terminate_when_unhealthy=False, healthy_z_range=(0.3, 0.9),
-                   contact_force_range=(-0.5, 2.0), reset_noise_scale=0.2,
-                   exclude_current_positions_from_observation=False, include_cfrc_ext_in_observation=False,
-                   frame_skip=3, max_episode_steps=45),
-    "Humanoid-v5": dict(forward_reward_weight=0.8, ctrl_cost_weight=0.05, contact_cost_weight=2e-5,
-                        contact_cost_range=(0.001, 0.05), healthy_reward=2.0, terminate_when_unhealthy=False,
-                        healthy_z_range=(1.1, 1.9), reset_noise_scale=0.05,
-                        exclude_current_positions_from_observation=False, include_cinert_in_observation=False,
-                        include_cvel_in_observation=False, include_qfrc_actuator_in_observation=False,
-                        include_cfrc_ext_in_observation=False, frame_skip=3, max_episode_steps=40),
-    "HumanoidStandup-v5": dict(uph_cost_weight=3.0, ctrl_cost_weight=0.2, impact_cost_weight=1e-4,
-                               impact_cost_range=(0.01, 0.2), reset_noise_scale=0.05,
-                               exclude_current_positions_from_observation=False,
-                               include_cinert_in_observation=False, include_cvel_in_observation=False,
-                               include_qfrc_actuator_in_observation=False, include_cfrc_ext_in_observation=False,
-                               frame_skip=4, max_episode_steps=30),
+    "Ant-v5": dict(
+        forward_reward_weight=2.5,
+        ctrl_cost_weight=0.3,
+        contact_cost_weight=0.002,
+        healthy_reward=0.5,
+        main_body="front_left_leg",
+        terminate_when_unhealthy=False,
+        healthy_z_range=(0.3, 0.9),
+        contact_force_range=(-0.5, 2.0),
+        reset_noise_scale=0.2,
+        exclude_current_positions_from_observation=False,
+        include_cfrc_ext_in_observation=False,
+        frame_skip=3,
+        max_episode_steps=45,
+    ),
+    "Humanoid-v5": dict(
+        forward_reward_weight=0.8,
+        ctrl_cost_weight=0.05,
+        contact_cost_weight=2e-5,
+        contact_cost_range=(0.001, 0.05),
+        healthy_reward=2.0,
+        terminate_when_unhealthy=False,
+        healthy_z_range=(1.1, 1.9),
+        reset_noise_scale=0.05,
+        exclude_current_positions_from_observation=False,
+        include_cinert_in_observation=False,
+        include_cvel_in_observation=False,
+        include_qfrc_actuator_in_observation=False,
+        include_cfrc_ext_in_observation=False,
+        frame_skip=3,
+        max_episode_steps=40,
+    ),
+    "HumanoidStandup-v5": dict(
+        uph_cost_weight=3.0,
+        ctrl_cost_weight=0.2,
+        impact_cost_weight=1e-4,
+        impact_cost_range=(0.01, 0.2),
+        reset_noise_scale=0.05,
+        exclude_current_positions_from_observation=False,
+        include_cinert_in_observation=False,
+        include_cvel_in_observation=False,
+        include_qfrc_actuator_in_observation=False,
+        include_cfrc_ext_in_observation=False,
+        frame_skip=4,
+        max_episode_steps=30,
+    ),
     "Reacher-v5": dict(reward_dist_weight=2.5, reward_control_weight=0.3, frame_skip=3, max_episode_steps=20),
-    "Pusher-v5": dict(reward_near_weight=0.25, reward_dist_weight=2.0, reward_control_weight=0.5, frame_skip=2,
-                      max_episode_steps=30),
+    "Pusher-v5": dict(
+        reward_near_weight=0.25, reward_dist_weight=2.0, reward_control_weight=0.5, frame_skip=2, max_episode_steps=30
+    ),
 }
 SHORT = {"Ant-v5": 35, "Humanoid-v5": 30, "HumanoidStandup-v5": 25, "Reacher-v5": 20, "Pusher-v5": 25}
 TERMINATES = ("Ant-v5", "Humanoid-v5")
@@ -220,10 +273,10 @@ def test_defaults_both_dtypes_next_and_same_step(task: str) -> None:
     """Default options, a short TimeLimit, reseeds; the falling tasks terminate (large actions)."""
     opts = {"max_episode_steps": SHORT[task]}
     scale = 3.0 if task == "Ant-v5" else 1.0
-    t1, terms1, truncs1 = run_against_gymnasium(task, opts, num_envs=3, steps=90, scale=scale, reseed_every=37,
-                                                seed=11)
-    t2, terms2, truncs2 = run_against_gymnasium(task, opts, num_envs=2, steps=70, scale=scale, mode="same_step",
-                                                seed=2**63 + 5, rng_seed=1)
+    _, terms1, truncs1 = run_against_gymnasium(task, opts, num_envs=3, steps=90, scale=scale, reseed_every=37, seed=11)
+    _, terms2, truncs2 = run_against_gymnasium(
+        task, opts, num_envs=2, steps=70, scale=scale, mode="same_step", seed=2**63 + 5, rng_seed=1
+    )
     assert truncs1 + truncs2 > 0
     if task in TERMINATES:
         assert terms1 + terms2 > 0, "no termination: the test would not cover them"
@@ -235,8 +288,9 @@ def test_defaults_both_dtypes_next_and_same_step(task: str) -> None:
 def test_every_option_non_default(task: str) -> None:
     opts = NON_DEFAULT[task]
     run_against_gymnasium(task, opts, num_envs=3, steps=70, scale=2.0, reseed_every=29, seed=5)
-    run_against_gymnasium(task, opts, num_envs=2, steps=50, scale=2.0, mode="same_step", dtypes=(np.float32,),
-                          seed=6, rng_seed=2)
+    run_against_gymnasium(
+        task, opts, num_envs=2, steps=50, scale=2.0, mode="same_step", dtypes=(np.float32,), seed=6, rng_seed=2
+    )
 
 
 def test_default_time_limit_and_disabled_autoreset() -> None:
@@ -247,35 +301,66 @@ def test_default_time_limit_and_disabled_autoreset() -> None:
 
 
 OPTION_VALUES = [
-    ("Ant-v5", {"main_body": 0, "max_episode_steps": 20}),                        # the world: zero velocity
-    ("Ant-v5", {"main_body": 4, "include_cfrc_ext_in_observation": True,
-                "exclude_current_positions_from_observation": False, "max_episode_steps": 20}),
-    ("Ant-v5", {"ctrl_cost_weight": 1e39, "max_episode_steps": 20}),            # NEP 50: float32(1e39) = inf
+    ("Ant-v5", {"main_body": 0, "max_episode_steps": 20}),  # the world: zero velocity
+    (
+        "Ant-v5",
+        {
+            "main_body": 4,
+            "include_cfrc_ext_in_observation": True,
+            "exclude_current_positions_from_observation": False,
+            "max_episode_steps": 20,
+        },
+    ),
+    ("Ant-v5", {"ctrl_cost_weight": 1e39, "max_episode_steps": 20}),  # NEP 50: float32(1e39) = inf
     ("Ant-v5", {"healthy_reward": -1.5, "healthy_z_range": (0.45, 0.7), "max_episode_steps": 20}),
     ("Ant-v5", {"contact_force_range": (0.0, 0.0), "contact_cost_weight": -1.0, "max_episode_steps": 20}),
-    ("Ant-v5", {"contact_force_range": (-float("inf"), float("inf")), "reset_noise_scale": 0.0,
-                "frame_skip": 1, "max_episode_steps": 20}),
+    (
+        "Ant-v5",
+        {
+            "contact_force_range": (-float("inf"), float("inf")),
+            "reset_noise_scale": 0.0,
+            "frame_skip": 1,
+            "max_episode_steps": 20,
+        },
+    ),
     ("Ant-v5", {"ctrl_cost_weight": 0.0, "healthy_reward": float("inf"), "max_episode_steps": 20}),  # 0 * inf
     ("Humanoid-v5", {"include_cinert_in_observation": False, "max_episode_steps": 15}),
-    ("Humanoid-v5", {"include_cvel_in_observation": False, "include_cfrc_ext_in_observation": False,
-                     "max_episode_steps": 15}),
-    ("Humanoid-v5", {"include_qfrc_actuator_in_observation": False, "contact_cost_range": (0.0, 0.0),
-                     "contact_cost_weight": -1.0, "healthy_reward": -3.0, "max_episode_steps": 15}),
+    (
+        "Humanoid-v5",
+        {"include_cvel_in_observation": False, "include_cfrc_ext_in_observation": False, "max_episode_steps": 15},
+    ),
+    (
+        "Humanoid-v5",
+        {
+            "include_qfrc_actuator_in_observation": False,
+            "contact_cost_range": (0.0, 0.0),
+            "contact_cost_weight": -1.0,
+            "healthy_reward": -3.0,
+            "max_episode_steps": 15,
+        },
+    ),
     ("Humanoid-v5", {"healthy_z_range": (-float("inf"), float("inf")), "frame_skip": 1, "max_episode_steps": 15}),
-    ("HumanoidStandup-v5", {"include_cvel_in_observation": False, "impact_cost_range": (-float("inf"), 0.0),
-                            "max_episode_steps": 15}),
-    ("HumanoidStandup-v5", {"reset_noise_scale": 0.0, "frame_skip": 1, "ctrl_cost_weight": float("inf"),
-                            "max_episode_steps": 15}),
+    (
+        "HumanoidStandup-v5",
+        {"include_cvel_in_observation": False, "impact_cost_range": (-float("inf"), 0.0), "max_episode_steps": 15},
+    ),
+    (
+        "HumanoidStandup-v5",
+        {"reset_noise_scale": 0.0, "frame_skip": 1, "ctrl_cost_weight": float("inf"), "max_episode_steps": 15},
+    ),
     ("Reacher-v5", {"reward_control_weight": 1e39, "max_episode_steps": 15}),
-    ("Reacher-v5", {"reward_dist_weight": -1.0, "reward_control_weight": 0.0, "frame_skip": 1,
-                    "max_episode_steps": -1}),                                     # make's -1: no TimeLimit
+    (
+        "Reacher-v5",
+        {"reward_dist_weight": -1.0, "reward_control_weight": 0.0, "frame_skip": 1, "max_episode_steps": -1},
+    ),  # make's -1: no TimeLimit
     ("Pusher-v5", {"reward_control_weight": -1e39, "reward_near_weight": 0.0, "max_episode_steps": 15}),
     ("Pusher-v5", {"frame_skip": 9, "max_episode_steps": 15}),
 ]
 
 
-@pytest.mark.parametrize("task,opts", OPTION_VALUES,
-                         ids=[f"{t}:" + ",".join(f"{k}={v}" for k, v in o.items()) for t, o in OPTION_VALUES])
+@pytest.mark.parametrize(
+    "task,opts", OPTION_VALUES, ids=[f"{t}:" + ",".join(f"{k}={v}" for k, v in o.items()) for t, o in OPTION_VALUES]
+)
 def test_option_values(task: str, opts: dict[str, Any]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # Gymnasium's overflow / inf * 0 warnings
@@ -300,18 +385,24 @@ def _modified_model(task: str, tmp: Path) -> Path:
 def test_xml_file_paths(task: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """xml_file as an absolute and a ./relative path (a modified model), and by bare name."""
     path = _modified_model(task, tmp_path)
-    run_against_gymnasium(task, {"xml_file": str(path), "max_episode_steps": 20}, num_envs=2, steps=35,
-                          reseed_every=13)
+    run_against_gymnasium(task, {"xml_file": str(path), "max_episode_steps": 20}, num_envs=2, steps=35, reseed_every=13)
     monkeypatch.chdir(tmp_path)
-    run_against_gymnasium(task, {"xml_file": "./" + path.name, "max_episode_steps": 20}, num_envs=2, steps=25,
-                          mode="same_step")
-    run_against_gymnasium(task, {"xml_file": gym_tasks.GYM_TASKS[task].xml_file, "max_episode_steps": 20},
-                          num_envs=1, steps=25)
+    run_against_gymnasium(
+        task, {"xml_file": "./" + path.name, "max_episode_steps": 20}, num_envs=2, steps=25, mode="same_step"
+    )
+    run_against_gymnasium(
+        task, {"xml_file": gym_tasks.GYM_TASKS[task].xml_file, "max_episode_steps": 20}, num_envs=1, steps=25
+    )
 
 
 def test_spec_and_info_fields() -> None:
-    dims = {"Ant-v5": (105, 8, 15, 14), "Humanoid-v5": (348, 17, 24, 23), "HumanoidStandup-v5": (348, 17, 24, 23),
-            "Reacher-v5": (10, 2, 4, 4), "Pusher-v5": (23, 7, 11, 11)}
+    dims = {
+        "Ant-v5": (105, 8, 15, 14),
+        "Humanoid-v5": (348, 17, 24, 23),
+        "HumanoidStandup-v5": (348, 17, 24, 23),
+        "Reacher-v5": (10, 2, 4, 4),
+        "Pusher-v5": (23, 7, 11, 11),
+    }
     for task in IDS:
         with mdvec.VecEnv(1, task=task) as venv:
             spec = venv.spec
@@ -326,13 +417,21 @@ def test_spec_and_info_fields() -> None:
             ref.close()
     with mdvec.VecEnv(1, task="Humanoid-v5") as venv:
         names = [name for name, _, _ in venv.spec.info_fields]
-        assert names[:6] == ["x_position", "y_position", "tendon_length[0]", "tendon_length[1]",
-                             "tendon_velocity[0]", "tendon_velocity[1]"]
-    with mdvec.VecEnv(1, task="Ant-v5", include_cfrc_ext_in_observation=False,
-                      exclude_current_positions_from_observation=False) as venv:
+        assert names[:6] == [
+            "x_position",
+            "y_position",
+            "tendon_length[0]",
+            "tendon_length[1]",
+            "tendon_velocity[0]",
+            "tendon_velocity[1]",
+        ]
+    with mdvec.VecEnv(
+        1, task="Ant-v5", include_cfrc_ext_in_observation=False, exclude_current_positions_from_observation=False
+    ) as venv:
         assert venv.spec.obs_dim == 29
-    with mdvec.VecEnv(1, task="Humanoid-v5", include_cinert_in_observation=False,
-                      include_cfrc_ext_in_observation=False) as venv:
+    with mdvec.VecEnv(
+        1, task="Humanoid-v5", include_cinert_in_observation=False, include_cfrc_ext_in_observation=False
+    ) as venv:
         assert venv.spec.obs_dim == 348 - 130 - 78
 
 
@@ -361,8 +460,13 @@ def test_option_errors(tmp_path: Path) -> None:
 
 def test_norm_tasks_get_numpys_own_dot() -> None:
     """The tasks that reproduce np.linalg.norm are flagged, and get numpy's own ddot: proven, not guessed."""
-    assert {t for t in mdvec.task_names() if mdvec.task_uses_numpy_dot(t)} == \
-        {"Swimmer-v5", "Ant-v5", "Humanoid-v5", "Reacher-v5", "Pusher-v5"}
+    assert {t for t in mdvec.task_names() if mdvec.task_uses_numpy_dot(t)} == {
+        "Swimmer-v5",
+        "Ant-v5",
+        "Humanoid-v5",
+        "Reacher-v5",
+        "Pusher-v5",
+    }
     dot = mdvec.numpy_dot()
     assert dot.proven and dot.mode_name in ("cblas", "cblas64") and dot.address, dot.describe()
     with mdvec.VecEnv(1, task="Reacher-v5") as venv:
@@ -383,8 +487,10 @@ def test_gymnasium_make_single_env(task: str) -> None:
     t = Tally(task)
     got, ref = gymnasium.make("mdvec/" + task, **opts), gymnasium.make(task, **opts)
     try:
-        assert got.spec.max_episode_steps == 12 and gymnasium.spec("mdvec/" + task).max_episode_steps == \
-            gym_tasks.GYM_TASKS[task].max_episode_steps
+        assert (
+            got.spec.max_episode_steps == 12
+            and gymnasium.spec("mdvec/" + task).max_episode_steps == gym_tasks.GYM_TASKS[task].max_episode_steps
+        )
         assert got.observation_space == ref.observation_space and got.action_space == ref.action_space
         rng = np.random.default_rng(3)
         for episode in range(3):
@@ -437,16 +543,23 @@ class _Regrouped:
 @pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
 @pytest.mark.parametrize("task", IDS)
 def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
-    import mdvec.gym  # noqa: F401 - registers the ids
     from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    import mdvec.gym  # noqa: F401 - registers the ids
     from mdvec.tools import contract
 
     autoreset = AutoresetMode[mode]
     n, steps = 3, SHORT[task] // 2
     opts = {"max_episode_steps": steps}
     ref = SyncVectorEnv([lambda: gymnasium.make(task, **opts) for _ in range(n)], autoreset_mode=autoreset)
-    got = gymnasium.make_vec("mdvec/" + task, num_envs=n, vectorization_mode="vector_entry_point",
-                             autoreset_mode=autoreset, threads=2, **opts)
+    got = gymnasium.make_vec(
+        "mdvec/" + task,
+        num_envs=n,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=autoreset,
+        threads=2,
+        **opts,
+    )
     try:
         assert got.single_observation_space == ref.single_observation_space
         assert got.single_action_space == ref.single_action_space
@@ -456,8 +569,9 @@ def test_make_vec_vector_entry_point_equals_sync(task: str, mode: str) -> None:
         assert result.steps == n * (10 + 20 + 33 + 30 + 5) and result.episodes > 0
         obs_dim = got.single_observation_space.shape[0]
         TOTAL[task]["values compared"] += result.observations * obs_dim + result.steps + result.info_values
-        TOTAL[task]["identical"] += (result.obs_identical * obs_dim + result.rewards_identical +
-                                     result.info_values - result.info_mismatches)
+        TOTAL[task]["identical"] += (
+            result.obs_identical * obs_dim + result.rewards_identical + result.info_values - result.info_mismatches
+        )
     finally:
         got.close()
         ref.close()

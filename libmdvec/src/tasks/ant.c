@@ -51,31 +51,41 @@ enum {
 static const mdv_option_decl ant_options[ANT_N_OPTIONS] = {
   GM_OPTIONS("ant.xml", "5", "1000", "0.1"),
   [ANT_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of the main body's x velocity in the reward (reward_forward)"},
+                                 "weight of the main body's x velocity in the reward (reward_forward)"},
   [ANT_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+                            "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
   [ANT_CONTACT_COST_WEIGHT] = {"contact_cost_weight", MDVEC_OPT_DOUBLE, "0.0005", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(clip(cfrc_ext)**2) subtracted from the reward (-reward_contact)"},
+                               "weight of sum(clip(cfrc_ext)**2) subtracted from the reward (-reward_contact)"},
   [ANT_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "reward of each step that ends healthy (reward_survive)"},
+                          "reward of each step that ends healthy (reward_survive)"},
   [ANT_MAIN_BODY] = {"main_body", MDVEC_OPT_STRING, "1", 0.0, 0.0, NULL,
-   "body whose xpos[:2] gives x/y_velocity: a body index (decimal) or a body name"},
+                     "body whose xpos[:2] gives x/y_velocity: a body index (decimal) or a body name"},
   [ANT_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "terminate when the ant is unhealthy"},
+                                    "terminate when the ant is unhealthy"},
   [ANT_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.2,1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo <= qpos[2] (torso height) <= hi and the state is finite"},
+                           "healthy when lo <= qpos[2] (torso height) <= hi and the state is finite"},
   [ANT_CONTACT_FORCE_RANGE] = {"contact_force_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "cfrc_ext is clipped to [lo, hi] for the contact cost and the observation"},
-  [ANT_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0:2] (x, y) out of the observation"},
+                               "cfrc_ext is clipped to [lo, hi] for the contact cost and the observation"},
+  [ANT_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0,
+                                     NULL, "leave qpos[0:2] (x, y) out of the observation"},
   [ANT_INCLUDE_CFRC_EXT] = {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "append the clipped cfrc_ext[1:] (6 per body) to the observation"},
+                            "append the clipped cfrc_ext[1:] (6 per body) to the observation"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
 
-enum { ANT_X_POSITION, ANT_Y_POSITION, ANT_DISTANCE, ANT_X_VELOCITY, ANT_Y_VELOCITY, ANT_REWARD_FORWARD,
-       ANT_REWARD_CTRL, ANT_REWARD_CONTACT, ANT_REWARD_SURVIVE, ANT_N_INFO };
+enum {
+  ANT_X_POSITION,
+  ANT_Y_POSITION,
+  ANT_DISTANCE,
+  ANT_X_VELOCITY,
+  ANT_Y_VELOCITY,
+  ANT_REWARD_FORWARD,
+  ANT_REWARD_CTRL,
+  ANT_REWARD_CONTACT,
+  ANT_REWARD_SURVIVE,
+  ANT_N_INFO
+};
 
 static const mdv_field ant_info[ANT_N_INFO] = {
   [ANT_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
@@ -94,10 +104,10 @@ static const mdv_field ant_info[ANT_N_INFO] = {
 typedef struct ant_shared_ {
   mk_shared g;
   double forward_reward_weight, ctrl_cost_weight, contact_cost_weight, healthy_reward;
-  int main_body;  /* body index */
+  int main_body; /* body index */
   int terminate_when_unhealthy;
   double z_lo, z_hi, force_lo, force_hi;
-  int exclude;    /* qpos[0:2] left out of the observation */
+  int exclude; /* qpos[0:2] left out of the observation */
   int include_cfrc;
 } ant_shared;
 
@@ -113,8 +123,8 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
   if (digits) {
     long long k = strtoll(text, NULL, 10);
     if (k < 0 || k >= m->nbody) {
-      snprintf(err, n, "Ant-v5: option main_body %s is not a body index: valid indices from 0 to %d",
-               text, (int)m->nbody - 1);
+      snprintf(err, n, "Ant-v5: option main_body %s is not a body index: valid indices from 0 to %d", text,
+               (int)m->nbody - 1);
       return -1;
     }
     return (int)k;
@@ -127,9 +137,8 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
 static int ant_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   ant_shared *sh = shared;
   const mjModel *m = sh->g.m;
-  if (m->nq < 3) {  /* is_healthy reads state[2]; the observation drops qpos[0:2] */
-    snprintf(err, n, "Ant-v5: the model '%s' has nq = %d; Ant-v5 reads qpos[0:3] (x, y, z)", sh->g.path,
-             (int)m->nq);
+  if (m->nq < 3) { /* is_healthy reads state[2]; the observation drops qpos[0:2] */
+    snprintf(err, n, "Ant-v5: the model '%s' has nq = %d; Ant-v5 reads qpos[0:3] (x, y, z)", sh->g.path, (int)m->nq);
     return MDVEC_ERR_MODEL;
   }
   sh->main_body = ant_body(m, opts[ANT_MAIN_BODY].s, err, n);
@@ -149,12 +158,15 @@ static int ant_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *
   spec->obs_dim = (int)(m->nq + m->nv) - 2 * sh->exclude + 6 * ((int)m->nbody - 1) * sh->include_cfrc;
   spec->n_info = ANT_N_INFO;
   spec->info = ant_info;
-  sh->g.env_scratch = 6 * (int)m->nbody;  /* each env's contact forces: np.clip(cfrc_ext, lo, hi) */
+  sh->g.env_scratch = 6 * (int)m->nbody; /* each env's contact forces: np.clip(cfrc_ext, lo, hi) */
   return MDVEC_OK;
 }
 
 static const mk_def ant_def = {
-  .task = "Ant-v5", GM_DEF, .shared_size = sizeof(ant_shared), .setup = ant_setup,
+  .task = "Ant-v5",
+  GM_DEF,
+  .shared_size = sizeof(ant_shared),
+  .setup = ant_setup,
 };
 MK_CREATE(ant_create, &ant_def)
 
@@ -212,11 +224,11 @@ static void ant_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   ant_obs(e, out->obs);
-  ant_position_info(e, out);  /* _get_reset_info */
+  ant_position_info(e, out); /* _get_reset_info */
 }
 
 static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
@@ -239,8 +251,7 @@ static void ant_step(void *env, const double *action, int action_dtype, mdv_pcg6
   int is_healthy = ant_is_healthy(e);
   double healthy_reward = (double)is_healthy * sh->healthy_reward;
   double rewards = forward_reward + healthy_reward;
-  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight, gm_sum_square(action, m->nu, action_dtype),
-                                 action_dtype);
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight, gm_sum_square(action, m->nu, action_dtype), action_dtype);
   int nf = 6 * (int)m->nbody;
   ant_contact_forces(e);
   double contact_cost = sh->contact_cost_weight * mdv_np_sum_square(e->scratch, nf);
@@ -274,7 +285,7 @@ const mdv_task mdv_task_ant_v5 = {
   .reference = "Ant-v5",
   .reward_threshold = "6000.0",
   .render_kwargs = GM_RENDER_KWARGS,
-  .index_options = "main_body",  /* data.body(main_body): an index or a body name */
+  .index_options = "main_body", /* data.body(main_body): an index or a body name */
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
   MK_TASK_DEFAULTS,

@@ -44,8 +44,7 @@ static const mdv_option_decl cartpole_options[CP_N_OPTIONS] = {
                             "half-width of the uniform noise on qpos and qvel at reset"},
   [CP_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.01", -1e6, 1e6, NULL,
                            "weight of sum(action**2) subtracted from the reward"},
-  [CP_CART_LIMIT] = {"cart_limit", MDVEC_OPT_DOUBLE, "2.0", 0, 1e6, NULL,
-                     "terminated once |x| > cart_limit (m)"},
+  [CP_CART_LIMIT] = {"cart_limit", MDVEC_OPT_DOUBLE, "2.0", 0, 1e6, NULL, "terminated once |x| > cart_limit (m)"},
 };
 /* endregion: options */
 
@@ -59,12 +58,12 @@ static const mdv_field cartpole_info[CP_N_INFO] = {
 };
 
 typedef struct cartpole_shared_ {
-  mk_shared k;  /* the kit's part, first */
+  mk_shared k; /* the kit's part, first */
   double ctrl_cost_weight, cart_limit;
 } cartpole_shared;
 
 static int cartpole_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
-  (void)err, (void)n;  /* the built-in model needs no checks */
+  (void)err, (void)n; /* the built-in model needs no checks */
   cartpole_shared *sh = shared;
   sh->ctrl_cost_weight = opts[CP_CTRL_COST_WEIGHT].d[0];
   sh->cart_limit = opts[CP_CART_LIMIT].d[0];
@@ -76,10 +75,13 @@ static int cartpole_setup(void *shared, const mdv_value *opts, mdv_spec *spec, c
 
 static const mk_def cartpole_def = {
   .task = "cartpole_swingup",
-  .model_from = MK_MODEL_STRING, .model = cartpole_xml,
+  .model_from = MK_MODEL_STRING,
+  .model = cartpole_xml,
   .frame_skip = 2,
-  .max_steps_option = MK_OPT(CP_MAX_EPISODE_STEPS), .noise_option = MK_OPT(CP_RESET_NOISE_SCALE),
-  .shared_size = sizeof(cartpole_shared), .setup = cartpole_setup,
+  .max_steps_option = MK_OPT(CP_MAX_EPISODE_STEPS),
+  .noise_option = MK_OPT(CP_RESET_NOISE_SCALE),
+  .shared_size = sizeof(cartpole_shared),
+  .setup = cartpole_setup,
 };
 MK_CREATE(cartpole_create, &cartpole_def)
 /* endregion: spec */
@@ -97,16 +99,15 @@ static void cartpole_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   mk_env *e = env;
   mk_reset_begin(e);
   mk_add_uniform_noise(e, e->d->qpos, e->k->init_qpos, e->k->m->nq, rng);
-  e->d->qpos[1] += 3.141592653589793;  /* math.pi: the pole hangs down */
+  e->d->qpos[1] += 3.141592653589793; /* math.pi: the pole hangs down */
   mk_add_uniform_noise(e, e->d->qvel, e->k->init_qvel, e->k->m->nv, rng);
   mk_set_state_done(e);
   cartpole_obs(e->d, out->obs);
   mk_info(out, CP_X_POSITION, e->d->qpos[0]);
 }
 
-static void cartpole_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                          const mdv_out *out) {
-  (void)action_dtype, (void)rng;  /* the reward is float64 whatever the actions' dtype */
+static void cartpole_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
+  (void)action_dtype, (void)rng; /* the reward is float64 whatever the actions' dtype */
   mk_env *e = env;
   const cartpole_shared *sh = e->sh;
   mk_do_simulation(e, action);

@@ -15,18 +15,32 @@
 #include "model.h"
 #include "npmath.h"
 
-static const double kTwoPi = 2 * 3.141592653589793;  /* 2 * math.pi */
+static const double kTwoPi = 2 * 3.141592653589793; /* 2 * math.pi */
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
-enum { O_SUBSTEPS, O_EPISODE_LEN, O_ACTION_SCALE, O_N_PUSHES, O_PUSH_WINDOW, O_PUSH_SPEED, O_INIT_NOISE,
-       O_LATENCY, O_SENSOR_NOISE, O_REWARD, O_DR, O_VARIANT, O_MODEL_PATH, O_COUNT };
+enum {
+  O_SUBSTEPS,
+  O_EPISODE_LEN,
+  O_ACTION_SCALE,
+  O_N_PUSHES,
+  O_PUSH_WINDOW,
+  O_PUSH_SPEED,
+  O_INIT_NOISE,
+  O_LATENCY,
+  O_SENSOR_NOISE,
+  O_REWARD,
+  O_DR,
+  O_VARIANT,
+  O_MODEL_PATH,
+  O_COUNT
+};
 
-#define BIG 1e9  /* bound of counts of steps: far beyond any episode, inside int */
+#define BIG 1e9 /* bound of counts of steps: far beyond any episode, inside int */
 /* Bounds of the options that size per-env memory (docs/duck_task.md section 2): far beyond any use,
  * small enough that no option can make an env cost more than a few MB. */
-#define LATENCY_MAX 10000    /* latency queue: LATENCY_MAX x nu doubles per env (1.1 MB for the duck) */
-#define PUSHES_MAX 100000    /* push tables: 40 bytes per push per env (4 MB) */
+#define LATENCY_MAX 10000  /* latency queue: LATENCY_MAX x nu doubles per env (1.1 MB for the duck) */
+#define PUSHES_MAX  100000 /* push tables: 40 bytes per push per env (4 MB) */
 
 static const mdv_option_decl kOptions[O_COUNT] = {
   [O_SUBSTEPS] = {"substeps", MDVEC_OPT_INT, "10", 1, 10000, NULL, "mj_step calls per env step"},
@@ -50,15 +64,15 @@ static const mdv_option_decl kOptions[O_COUNT] = {
 };
 
 /* Fill the v1 config fields with the defaults (the declared ones above, as numbers). */
-extern const mdv_task mdv_task_duck;  /* defined at the end of this file */
+extern const mdv_task mdv_task_duck; /* defined at the end of this file */
 
 /* Fill the v1 fields from the option table's defaults (kOptions: the one declaration of them). */
 static void duck_v1_defaults(mdvec_config_t *cfg) {
   mdv_value o[O_COUNT];
-  memset(o, 0, sizeof o);  /* mdv_options_resolve wants zeroed values */
+  memset(o, 0, sizeof o); /* mdv_options_resolve wants zeroed values */
   char err[256];
-  if (mdv_options_resolve(&mdv_task_duck, NULL, NULL, 0, o, err, sizeof err) != MDVEC_OK) return;  /* cannot: static */
-  cfg->variant = kOptions[O_VARIANT].def;  /* static text, unlike o[O_VARIANT].s */
+  if (mdv_options_resolve(&mdv_task_duck, NULL, NULL, 0, o, err, sizeof err) != MDVEC_OK) return; /* cannot: static */
+  cfg->variant = kOptions[O_VARIANT].def; /* static text, unlike o[O_VARIANT].s */
   cfg->substeps = (int)o[O_SUBSTEPS].i[0];
   cfg->episode_len = (int)o[O_EPISODE_LEN].i[0];
   cfg->action_scale = o[O_ACTION_SCALE].d[0];
@@ -70,7 +84,7 @@ static void duck_v1_defaults(mdvec_config_t *cfg) {
   cfg->init_noise = o[O_INIT_NOISE].d[0];
   cfg->latency = (int)o[O_LATENCY].i[0];
   cfg->sensor_noise = (int)o[O_SENSOR_NOISE].i[0];
-  cfg->reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2;  /* the word index in "v1|v2" */
+  cfg->reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2; /* the word index in "v1|v2" */
   cfg->dr = (int)o[O_DR].i[0];
   mdv_options_free(&mdv_task_duck, o);
 }
@@ -117,15 +131,33 @@ static const mdv_constant kConstants[] = {
 };
 /*---------------------------------- Info fields ---------------------------------------------------*/
 
-#define STEP_F64(name) {name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP}
+#define STEP_F64(name)  {name, MDVEC_DTYPE_F64, MDVEC_INFO_STEP}
 #define STEP_BOOL(name) {name, MDVEC_DTYPE_BOOL, MDVEC_INFO_STEP}
 static const mdv_field kInfo[2][MDV_DUCK_INFO_MAX] = {
-  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP}, STEP_BOOL("pushed"), STEP_BOOL("fallen"), STEP_F64("trunk_height"),
-   STEP_F64("upright_cos"), STEP_BOOL("truncated"), STEP_BOOL("terminated"), STEP_F64("r_up"),
-   STEP_F64("r_height"), STEP_F64("r_pose"), STEP_F64("r_rate")},
-  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP}, STEP_BOOL("pushed"), STEP_BOOL("fallen"), STEP_F64("trunk_height"),
-   STEP_F64("upright_cos"), STEP_BOOL("truncated"), STEP_BOOL("terminated"), STEP_F64("r_up"),
-   STEP_F64("r_height"), STEP_F64("r_pose"), STEP_F64("r_still"), STEP_F64("r_rate"), STEP_F64("r_effort")},
+  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP},
+   STEP_BOOL("pushed"),
+   STEP_BOOL("fallen"),
+   STEP_F64("trunk_height"),
+   STEP_F64("upright_cos"),
+   STEP_BOOL("truncated"),
+   STEP_BOOL("terminated"),
+   STEP_F64("r_up"),
+   STEP_F64("r_height"),
+   STEP_F64("r_pose"),
+   STEP_F64("r_rate")},
+  {{"t", MDVEC_DTYPE_I64, MDVEC_INFO_STEP},
+   STEP_BOOL("pushed"),
+   STEP_BOOL("fallen"),
+   STEP_F64("trunk_height"),
+   STEP_F64("upright_cos"),
+   STEP_BOOL("truncated"),
+   STEP_BOOL("terminated"),
+   STEP_F64("r_up"),
+   STEP_F64("r_height"),
+   STEP_F64("r_pose"),
+   STEP_F64("r_still"),
+   STEP_F64("r_rate"),
+   STEP_F64("r_effort")},
 };
 #undef STEP_F64
 #undef STEP_BOOL
@@ -145,28 +177,36 @@ static void duck_destroy(void *shared) {
 
 /* Check the options together; return 0 or -1 with a message naming the option. */
 static int check_options(const mdv_duck_cfg *c, char *err, size_t n) {
-#define BAD(...) do { snprintf(err, n, __VA_ARGS__); return -1; } while (0)
+#define BAD(...)                   \
+  do {                             \
+    snprintf(err, n, __VA_ARGS__); \
+    return -1;                     \
+  } while (0)
   if (!(c->action_scale > 0)) BAD("action_scale: must be > 0, got %.17g", c->action_scale);
   int lo = c->push_window[0], hi = c->push_window[1];
   if (hi > c->episode_len || hi - lo < c->n_pushes)
-    BAD("push_window: [%d, %d) must lie inside [0, episode_len=%d] and hold n_pushes=%d distinct steps",
-        lo, hi, c->episode_len, c->n_pushes);
-  if (c->latency >= c->episode_len)
-    BAD("latency: %d must be below episode_len=%d", c->latency, c->episode_len);
+    BAD("push_window: [%d, %d) must lie inside [0, episode_len=%d] and hold n_pushes=%d distinct steps", lo, hi,
+        c->episode_len, c->n_pushes);
+  if (c->latency >= c->episode_len) BAD("latency: %d must be below episode_len=%d", c->latency, c->episode_len);
 #undef BAD
   return 0;
 }
 
 static int duck_create(void **out, const mdv_value *o, const mdv_dot *dot, mdv_spec *spec, char *err, size_t n) {
-  (void)dot;  /* the duck computes no numpy dot */
+  (void)dot; /* the duck computes no numpy dot */
   *out = NULL;
   mdv_duck_cfg c = {
-    .substeps = (int)o[O_SUBSTEPS].i[0], .episode_len = (int)o[O_EPISODE_LEN].i[0],
-    .action_scale = o[O_ACTION_SCALE].d[0], .n_pushes = (int)o[O_N_PUSHES].i[0],
+    .substeps = (int)o[O_SUBSTEPS].i[0],
+    .episode_len = (int)o[O_EPISODE_LEN].i[0],
+    .action_scale = o[O_ACTION_SCALE].d[0],
+    .n_pushes = (int)o[O_N_PUSHES].i[0],
     .push_window = {(int)o[O_PUSH_WINDOW].i[0], (int)o[O_PUSH_WINDOW].i[1]},
-    .push_speed = {o[O_PUSH_SPEED].d[0], o[O_PUSH_SPEED].d[1]}, .init_noise = o[O_INIT_NOISE].d[0],
-    .latency = (int)o[O_LATENCY].i[0], .sensor_noise = (int)o[O_SENSOR_NOISE].i[0],
-    .reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2, .dr = (int)o[O_DR].i[0],
+    .push_speed = {o[O_PUSH_SPEED].d[0], o[O_PUSH_SPEED].d[1]},
+    .init_noise = o[O_INIT_NOISE].d[0],
+    .latency = (int)o[O_LATENCY].i[0],
+    .sensor_noise = (int)o[O_SENSOR_NOISE].i[0],
+    .reward = o[O_REWARD].i[0] == 0 ? MDVEC_REWARD_V1 : MDVEC_REWARD_V2,
+    .dr = (int)o[O_DR].i[0],
   };
   if (check_options(&c, err, n)) return MDVEC_ERR_CONFIG;
   const char *variant = o[O_VARIANT].s, *path = o[O_MODEL_PATH].s;
@@ -200,7 +240,7 @@ static int duck_create(void **out, const mdv_value *o, const mdv_dot *dot, mdv_s
     sh->act_low[i] = -1.0;
     sh->act_high[i] = 1.0;
   }
-  for (int j = 0; j < obs_dim; j++) {  /* blocks: gyro(3), gravity(3), joint pos, joint vel, action */
+  for (int j = 0; j < obs_dim; j++) { /* blocks: gyro(3), gravity(3), joint pos, joint vel, action */
     int block = j < 3 ? 0 : j < 6 ? 1 : 2 + (j - 6) / nu;
     sh->scale[j] = (float)mdv_duck_obs_scale[block];
     if (j < 6 + 2 * nu) sh->std[j] = mdv_duck_noise_std[block];
@@ -270,8 +310,8 @@ static int duck_env_init(void *env, const void *shared, char *err, size_t n) {
   e->action = calloc(nu, sizeof(double));
   e->raw = calloc(6 + 3 * nu, sizeof(double));
   e->scratch = calloc(6 + 2 * nu, sizeof(double));
-  if (!e->push_steps || !e->push_vel || !e->push_sort || !e->dr.mass_scale || !e->qpos || !e->qvel ||
-      !e->queue || !e->prev_action || !e->action || !e->raw || !e->scratch) {
+  if (!e->push_steps || !e->push_vel || !e->push_sort || !e->dr.mass_scale || !e->qpos || !e->qvel || !e->queue ||
+      !e->prev_action || !e->action || !e->raw || !e->scratch) {
     duck_env_free(e);
     snprintf(err, n, "out of memory");
     return -1;
@@ -300,7 +340,7 @@ static void observe(mdv_duck *e, const double *a, mdv_pcg64 *rng, float *obs) {
   for (int i = 0; i < nu; i++) raw[6 + nu + i] = d->qvel[tm->dadr[i]];
   for (int i = 0; i < nu; i++) raw[6 + 2 * nu + i] = a[i];
   if (sh->cfg.sensor_noise) {
-    double *normal = e->scratch;  /* numpy draws the whole vector first, then combines */
+    double *normal = e->scratch; /* numpy draws the whole vector first, then combines */
     for (int j = 0; j < n_noisy; j++) normal[j] = mdv_pcg64_standard_normal(rng);
     for (int j = 0; j < n_noisy; j++) raw[j] += e->noise_scale * sh->std[j] * normal[j];
   }
@@ -308,8 +348,7 @@ static void observe(mdv_duck *e, const double *a, mdv_pcg64 *rng, float *obs) {
 }
 
 /* Compute the reward and write the reward terms into info[7*stride...] (docs/duck_task.md sections 5.6-5.7). */
-static double reward(mdv_duck *e, const double *a, double h, double up, int fallen, double *info,
-                     size_t stride) {
+static double reward(mdv_duck *e, const double *a, double h, double up, int fallen, double *info, size_t stride) {
   const mdv_duck_model *tm = &e->sh->tm;
   const mjData *d = e->d;
   int nu = tm->nu;
@@ -327,7 +366,7 @@ static double reward(mdv_duck *e, const double *a, double h, double up, int fall
     return w[0] * r_up + w[1] * r_height + w[2] * r_pose - w[3] * r_rate;
   }
   const double *w = mdv_duck_reward_v2;
-  double r_up = 0.0 > up ? 0.0 : up;  /* Python's max(up, 0.0) */
+  double r_up = 0.0 > up ? 0.0 : up; /* Python's max(up, 0.0) */
   double r_height = exp(-fabs(h - h_home) / w[3]);
   for (int i = 0; i < nu; i++) tmp[i] = fabs(d->qpos[tm->qadr[i]] - tm->q_home[i]);
   double r_pose = exp(-mdv_np_mean(tmp, nu) / w[4]);
@@ -370,7 +409,7 @@ static void start(mdv_duck *e, mdv_pcg64 *rng, const mdv_out *out) {
   memset(e->prev_action, 0, sizeof(double) * (size_t)tm->nu);
   memset(e->queue, 0, sizeof(double) * (size_t)sh->queue_cap * (size_t)tm->nu);
   memset(e->action, 0, sizeof(double) * (size_t)tm->nu);
-  observe(e, e->action, rng, out->obs);  /* the duck has no reset info */
+  observe(e, e->action, rng, out->obs); /* the duck has no reset info */
 }
 
 /* Ascending int64. */
@@ -407,11 +446,11 @@ static void duck_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
     }
   }
   int lo = cfg->push_window[0], hi = cfg->push_window[1];
-  if (mdv_pcg64_choice(rng, hi - lo, np, e->push_steps) != 0)  /* its scratch: (hi - lo) x 8 bytes */
-    mju_error("duck reset: could not allocate the scratch to draw %d push steps from %d", np, hi - lo);  /* trapped */
+  if (mdv_pcg64_choice(rng, hi - lo, np, e->push_steps) != 0) /* its scratch: (hi - lo) x 8 bytes */
+    mju_error("duck reset: could not allocate the scratch to draw %d push steps from %d", np, hi - lo); /* trapped */
   for (int k = 0; k < np; k++) e->push_steps[k] += lo;
-  qsort(e->push_steps, (size_t)np, sizeof *e->push_steps, cmp_int64);  /* np.sort (distinct values) */
-  double *vel = e->push_vel;  /* speeds, then angles, are drawn as two arrays, as numpy does */
+  qsort(e->push_steps, (size_t)np, sizeof *e->push_steps, cmp_int64); /* np.sort (distinct values) */
+  double *vel = e->push_vel; /* speeds, then angles, are drawn as two arrays, as numpy does */
   for (int k = 0; k < np; k++) vel[2 * k] = mdv_pcg64_uniform(rng, cfg->push_speed[0], cfg->push_speed[1]);
   for (int k = 0; k < np; k++) vel[2 * k + 1] = mdv_pcg64_uniform(rng, 0.0, kTwoPi);
   for (int k = 0; k < np; k++) {
@@ -427,12 +466,16 @@ static int duck_check_params(const void *env, const mdvec_params_t *p, char *err
   const mdv_duck_model *tm = &e->sh->tm;
   const mdv_duck_cfg *cfg = &e->sh->cfg;
   int nu = tm->nu;
-#define FAIL(...) do { snprintf(err, err_size, __VA_ARGS__); return -1; } while (0)
-#define FINITE_ARRAY(name, ptr, n)                                                       \
-  do {                                                                                   \
-    if (!(ptr)) FAIL("params.%s: NULL", name);                                           \
-    for (int k_ = 0; k_ < (n); k_++)                                                     \
-      if (!isfinite((ptr)[k_])) FAIL("params.%s: values must be finite", name);          \
+#define FAIL(...)                         \
+  do {                                    \
+    snprintf(err, err_size, __VA_ARGS__); \
+    return -1;                            \
+  } while (0)
+#define FINITE_ARRAY(name, ptr, n)                                              \
+  do {                                                                          \
+    if (!(ptr)) FAIL("params.%s: NULL", name);                                  \
+    for (int k_ = 0; k_ < (n); k_++)                                            \
+      if (!isfinite((ptr)[k_])) FAIL("params.%s: values must be finite", name); \
   } while (0)
   if (!isfinite(p->init_noise) || p->init_noise < 0) FAIL("params.init_noise: must be finite and >= 0");
   if (!isfinite(p->noise_scale) || p->noise_scale < 0) FAIL("params.noise_scale: must be finite and >= 0");
@@ -453,7 +496,7 @@ static int duck_check_params(const void *env, const mdvec_params_t *p, char *err
     static const char *const kServo[5] = {"kp", "damping", "armature", "frictionloss", "forcerange"};
     if (!p->has_dr) FAIL("params.dr: this env randomises its model; factors are required");
     FINITE_ARRAY("dr.servo", p->servo, 5);
-    for (int k = 0; k < 5; k++) {  /* physical: no negative gain, damping, inertia, friction or force */
+    for (int k = 0; k < 5; k++) { /* physical: no negative gain, damping, inertia, friction or force */
       if (p->servo[k] < 0) FAIL("params.dr.servo[%d] (%s): must be >= 0, got %.17g", k, kServo[k], p->servo[k]);
     }
     FINITE_ARRAY("dr.mass_scale", p->mass_scale, tm->nbody - 1);
@@ -497,7 +540,7 @@ static void duck_reset_with_params(void *env, const mdvec_params_t *p, mdv_pcg64
 /*---------------------------------- Step ----------------------------------------------------------*/
 
 static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
-  (void)action_dtype;  /* the duck computes in float64 whatever the caller's dtype */
+  (void)action_dtype; /* the duck computes in float64 whatever the caller's dtype */
   mdv_duck *e = env;
   const mdv_duck_model *tm = &e->sh->tm;
   const mdv_duck_cfg *cfg = &e->sh->cfg;
@@ -508,7 +551,7 @@ static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg
   double *a = e->action;
   for (int i = 0; i < nu; i++) a[i] = mdv_np_clip(action[i], -1.0, 1.0);
   const double *applied = a;
-  if (e->latency > 0) {  /* a ring of the last L actions: apply the oldest, store the newest */
+  if (e->latency > 0) { /* a ring of the last L actions: apply the oldest, store the newest */
     double *slot = e->queue + (size_t)e->queue_head * nu;
     memcpy(e->scratch, slot, sizeof(double) * (size_t)nu);
     memcpy(slot, a, sizeof(double) * (size_t)nu);
@@ -516,7 +559,7 @@ static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg
     applied = e->scratch;
   }
   for (int i = 0; i < nu; i++) d->ctrl[i] = tm->ctrl_home[i] + cfg->action_scale * applied[i];
-  int pushed = 0, np = cfg->n_pushes;  /* push_steps ascend: the shoves of step t are at the cursor */
+  int pushed = 0, np = cfg->n_pushes; /* push_steps ascend: the shoves of step t are at the cursor */
   while (e->push_next < np && e->push_steps[e->push_next] < e->t) e->push_next++;
   for (; e->push_next < np && e->push_steps[e->push_next] == e->t; e->push_next++) {
     int k = e->push_next;

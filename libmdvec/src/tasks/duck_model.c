@@ -17,10 +17,11 @@ const double mdv_duck_reward_v2[6] = {0.5, 0.05, 0.01, 0.03, 0.15, 4.0};
 const double mdv_duck_fall_div = 3.0;
 const double mdv_duck_dr_ranges[10] = {0.9, 1.1, 0.4, 1.0, 0.0, MDV_DUCK_DR_LATENCY_MAX + 1, 0.0, 0.03, 0.5, 1.5};
 
-
 /*---------------------------------- Model ---------------------------------------------------------*/
 
-static const struct { const char *variant, *file; } kVariants[] = {
+static const struct {
+  const char *variant, *file;
+} kVariants[] = {
   {"default", "duck.xml"},
   {"backlash", "duck_backlash.xml"},
   {"backlash_lower", "duck_backlash_lower.xml"},
@@ -117,8 +118,10 @@ static int inspect(mdv_duck_model *tm, mjData *d, char *err, size_t err_size) {
   tm->home = mj_name2id(m, mjOBJ_KEY, "home");
   tm->floor = mj_name2id(m, mjOBJ_GEOM, "floor");
   if (gyro < 0 || tm->home < 0 || tm->floor < 0) {
-    snprintf(err, err_size, "model: no %s", gyro < 0 ? "sensor 'gyro'" : tm->home < 0 ? "keyframe 'home'"
-                                                                                    : "geom 'floor'");
+    snprintf(err, err_size, "model: no %s",
+             gyro < 0       ? "sensor 'gyro'"
+             : tm->home < 0 ? "keyframe 'home'"
+                            : "geom 'floor'");
     return -1;
   }
   if (m->sensor_type[gyro] != mjSENS_GYRO) {
@@ -151,12 +154,12 @@ int mdv_duck_model_load(mdv_duck_model *tm, const char *variant, const char *pat
   int code;
   tm->m = mdv_model_load(file, path, &code, err, err_size);
   if (!tm->m) return code;
-  mjData *scratch = mdv_data_make(tm->m, &code, err, err_size);  /* made outside the trap below: never leaked */
+  mjData *scratch = mdv_data_make(tm->m, &code, err, err_size); /* made outside the trap below: never leaked */
   if (!scratch) {
     mdv_duck_model_free(tm);
     return code;
   }
-  mdv_trap trap;  /* inspect runs mj_forward: an arena too small for the model raises an error */
+  mdv_trap trap; /* inspect runs mj_forward: an arena too small for the model raises an error */
   mdv_trap_begin(&trap);
   volatile int bad = 1;
   if (setjmp(trap.env) == 0) {
@@ -186,8 +189,8 @@ void mdv_duck_model_free(mdv_duck_model *tm) {
 
 /*---------------------------------- Domain randomisation ------------------------------------------*/
 
-void mdv_duck_dr_draw(mdv_pcg64 *rng, const mdv_duck_model *tm, mdv_duck_dr *f, int *latency,
-                      double *init_noise, double *noise_scale) {
+void mdv_duck_dr_draw(mdv_pcg64 *rng, const mdv_duck_model *tm, mdv_duck_dr *f, int *latency, double *init_noise,
+                      double *noise_scale) {
   const double *r = mdv_duck_dr_ranges;
   for (int k = 0; k < 5; k++) f->servo[k] = mdv_pcg64_uniform(rng, tm->fits_lo[k], tm->fits_hi[k]);
   for (int b = 0; b < tm->nbody - 1; b++) f->mass_scale[b] = mdv_pcg64_uniform(rng, r[0], r[1]);

@@ -27,7 +27,8 @@ int gm_check_xml_file(const char *task, const char *path, char *err, size_t n) {
              "%s: option xml_file '%s' is not a path starting with '/' or '.': Gymnasium resolves "
              "a bare name in gymnasium/envs/mujoco/assets/ and expands '~', which the C library "
              "cannot do; give the resolved path (mdvec's Python binding resolves it like "
-             "Gymnasium's MujocoEnv)", task, path);
+             "Gymnasium's MujocoEnv)",
+             task, path);
     return MDVEC_ERR_CONFIG;
   }
   return MDVEC_OK;
@@ -47,8 +48,8 @@ double gm_weak_mul(double w, double x, int dtype) {
 
 /*---------------------------------- Humanoid-v5 and HumanoidStandup-v5 ----------------------------*/
 
-int gm_humanoid_init(gm_humanoid *h, const mjModel *m, const mdv_value *obs_opts, const mdv_field *head,
-                     int n_head, const mdv_field *tail, int n_tail, mdv_spec *spec) {
+int gm_humanoid_init(gm_humanoid *h, const mjModel *m, const mdv_value *obs_opts, const mdv_field *head, int n_head,
+                     const mdv_field *tail, int n_tail, mdv_spec *spec) {
   h->exclude = obs_opts[GM_HOBS_EXCLUDE].i[0] != 0;
   h->cinert = obs_opts[GM_HOBS_CINERT].i[0] != 0;
   h->cvel = obs_opts[GM_HOBS_CVEL].i[0] != 0;
@@ -88,10 +89,14 @@ void gm_humanoid_obs(const gm_humanoid *h, const mjModel *m, const mjData *d, do
   int k = 0, nb = (int)m->nbody;
   for (int i = 2 * h->exclude; i < m->nq; i++) obs[k++] = d->qpos[i];
   for (int i = 0; i < m->nv; i++) obs[k++] = d->qvel[i];
-  if (h->cinert) for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
-  if (h->cvel) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
-  if (h->qfrc_actuator) for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
-  if (h->cfrc_ext) for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
+  if (h->cinert)
+    for (int i = 10; i < 10 * nb; i++) obs[k++] = d->cinert[i];
+  if (h->cvel)
+    for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cvel[i];
+  if (h->qfrc_actuator)
+    for (int i = 6; i < m->nv; i++) obs[k++] = d->qfrc_actuator[i];
+  if (h->cfrc_ext)
+    for (int i = 6; i < 6 * nb; i++) obs[k++] = d->cfrc_ext[i];
 }
 
 void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_out *out) {
@@ -103,8 +108,7 @@ void gm_humanoid_tendon_info(const gm_humanoid *h, const mjData *d, const mdv_ou
 
 /*---------------------------------- Hopper-v5 and Walker2d-v5 -------------------------------------*/
 
-enum { GW_X_POSITION, GW_Z_DISTANCE, GW_X_VELOCITY, GW_REWARD_FORWARD, GW_REWARD_CTRL,
-       GW_REWARD_SURVIVE, GW_N_INFO };
+enum { GW_X_POSITION, GW_Z_DISTANCE, GW_X_VELOCITY, GW_REWARD_FORWARD, GW_REWARD_CTRL, GW_REWARD_SURVIVE, GW_N_INFO };
 
 static const mdv_field walker_info[GW_N_INFO] = {
   [GW_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
@@ -116,9 +120,9 @@ static const mdv_field walker_info[GW_N_INFO] = {
 };
 
 int gm_walker_setup(gm_walker *sh, mdv_spec *spec, char *err, size_t err_size) {
-  if (sh->g.m->nq < 3) {  /* is_healthy unpacks qpos[1:3] */
-    snprintf(err, err_size, "%s: the model '%s' has nq = %d; %s reads qpos[0:3] (x, z, angle)",
-             sh->g.task, sh->g.path, (int)sh->g.m->nq, sh->g.task);
+  if (sh->g.m->nq < 3) { /* is_healthy unpacks qpos[1:3] */
+    snprintf(err, err_size, "%s: the model '%s' has nq = %d; %s reads qpos[0:3] (x, z, angle)", sh->g.task, sh->g.path,
+             (int)sh->g.m->nq, sh->g.task);
     return MDVEC_ERR_MODEL;
   }
   spec->obs_dim = (int)(sh->g.m->nq + sh->g.m->nv) - sh->exclude;
@@ -161,11 +165,11 @@ void gm_walker_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   walker_obs(e, out->obs);
-  mk_info(out, GW_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  mk_info(out, GW_X_POSITION, d->qpos[0]); /* _get_reset_info */
   mk_info(out, GW_Z_DISTANCE, d->qpos[1] - g->init_qpos[1]);
 }
 
@@ -187,8 +191,7 @@ void gm_walker_step(void *env, const double *action, int action_dtype, mdv_pcg64
   int is_healthy = walker_is_healthy(e);
   double healthy_reward = (double)is_healthy * sh->healthy_reward;
   double rewards = forward_reward + healthy_reward;
-  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight,
-                                 gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight, gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = rewards - ctrl_cost;
 
   *out->terminated = (uint8_t)(!is_healthy && sh->terminate_when_unhealthy);

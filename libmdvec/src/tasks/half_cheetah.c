@@ -23,21 +23,16 @@
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
-enum {
-  HC_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS,
-  HC_CTRL_COST_WEIGHT,
-  HC_EXCLUDE_CURRENT_POSITIONS,
-  HC_N_OPTIONS
-};
+enum { HC_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS, HC_CTRL_COST_WEIGHT, HC_EXCLUDE_CURRENT_POSITIONS, HC_N_OPTIONS };
 
 static const mdv_option_decl half_cheetah_options[HC_N_OPTIONS] = {
   GM_OPTIONS("half_cheetah.xml", "5", "1000", "0.1"),
   [HC_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of x_velocity in the reward (reward_forward)"},
+                                "weight of x_velocity in the reward (reward_forward)"},
   [HC_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  [HC_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0] (x) out of the observation"},
+                           "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+  [HC_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0,
+                                    NULL, "leave qpos[0] (x) out of the observation"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -56,14 +51,13 @@ static const mdv_field half_cheetah_info[HC_N_INFO] = {
 typedef struct half_cheetah_shared_ {
   mk_shared g;
   double forward_reward_weight, ctrl_cost_weight;
-  int exclude;  /* exclude_current_positions_from_observation: qpos[0] left out */
+  int exclude; /* exclude_current_positions_from_observation: qpos[0] left out */
 } half_cheetah_shared;
 
 static int half_cheetah_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   half_cheetah_shared *sh = shared;
-  if (sh->g.m->nq < 1) {  /* step reads qpos[0] */
-    snprintf(err, n, "HalfCheetah-v5: the model '%s' has nq = 0; HalfCheetah-v5 reads qpos[0] (x)",
-             sh->g.path);
+  if (sh->g.m->nq < 1) { /* step reads qpos[0] */
+    snprintf(err, n, "HalfCheetah-v5: the model '%s' has nq = 0; HalfCheetah-v5 reads qpos[0] (x)", sh->g.path);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HC_FORWARD_REWARD_WEIGHT].d[0];
@@ -77,7 +71,10 @@ static int half_cheetah_setup(void *shared, const mdv_value *opts, mdv_spec *spe
 }
 
 static const mk_def half_cheetah_def = {
-  .task = "HalfCheetah-v5", GM_DEF, .shared_size = sizeof(half_cheetah_shared), .setup = half_cheetah_setup,
+  .task = "HalfCheetah-v5",
+  GM_DEF,
+  .shared_size = sizeof(half_cheetah_shared),
+  .setup = half_cheetah_setup,
 };
 MK_CREATE(half_cheetah_create, &half_cheetah_def)
 
@@ -100,15 +97,14 @@ static void half_cheetah_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   half_cheetah_obs(e, out->obs);
-  mk_info(out, HC_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  mk_info(out, HC_X_POSITION, d->qpos[0]); /* _get_reset_info */
 }
 
-static void half_cheetah_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                              const mdv_out *out) {
+static void half_cheetah_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
   mk_env *e = env;
   const half_cheetah_shared *sh = e->sh;
@@ -123,8 +119,7 @@ static void half_cheetah_step(void *env, const double *action, int action_dtype,
 
   /* _get_rew */
   double forward_reward = sh->forward_reward_weight * x_velocity;
-  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight,
-                                 gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight, gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = forward_reward - ctrl_cost;
 
   *out->terminated = 0;

@@ -40,21 +40,21 @@ enum {
 static const mdv_option_decl hopper_options[HOP_N_OPTIONS] = {
   GM_OPTIONS("hopper.xml", "4", "1000", "0.005"),
   [HOP_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of x_velocity in the reward (reward_forward)"},
+                                 "weight of x_velocity in the reward (reward_forward)"},
   [HOP_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+                            "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
   [HOP_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "reward of each step that ends healthy (reward_survive)"},
+                          "reward of each step that ends healthy (reward_survive)"},
   [HOP_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "terminate when the hopper is unhealthy"},
+                                    "terminate when the hopper is unhealthy"},
   [HOP_HEALTHY_STATE_RANGE] = {"healthy_state_range", MDVEC_OPT_RANGE, "-100.0,100.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < v < hi for every v of concatenate(qpos, qvel)[2:]"},
+                               "healthy when lo < v < hi for every v of concatenate(qpos, qvel)[2:]"},
   [HOP_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.7,inf", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < qpos[1] (torso height) < hi"},
+                           "healthy when lo < qpos[1] (torso height) < hi"},
   [HOP_HEALTHY_ANGLE_RANGE] = {"healthy_angle_range", MDVEC_OPT_RANGE, "-0.2,0.2", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < qpos[2] (torso angle, rad) < hi"},
-  [HOP_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0] (x) out of the observation"},
+                               "healthy when lo < qpos[2] (torso angle, rad) < hi"},
+  [HOP_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0,
+                                     NULL, "leave qpos[0] (x) out of the observation"},
 };
 
 /*---------------------------------- Setup -------------------------------------------------------*/
@@ -78,7 +78,10 @@ static int hopper_setup(void *shared, const mdv_value *opts, mdv_spec *spec, cha
 }
 
 static const mk_def hopper_def = {
-  .task = "Hopper-v5", GM_DEF, .shared_size = sizeof(gm_walker), .setup = hopper_setup,
+  .task = "Hopper-v5",
+  GM_DEF,
+  .shared_size = sizeof(gm_walker),
+  .setup = hopper_setup,
 };
 MK_CREATE(hopper_create, &hopper_def)
 

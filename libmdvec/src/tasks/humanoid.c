@@ -57,19 +57,19 @@ enum {
 static const mdv_option_decl humanoid_options[HUM_N_OPTIONS] = {
   GM_OPTIONS("humanoid.xml", "5", "1000", "0.01"),
   [HUM_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.25", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of the centre of mass's x velocity in the reward (reward_forward)"},
+                                 "weight of the centre of mass's x velocity in the reward (reward_forward)"},
   [HUM_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(ctrl**2) subtracted from the reward (-reward_ctrl)"},
+                            "weight of sum(ctrl**2) subtracted from the reward (-reward_ctrl)"},
   [HUM_CONTACT_COST_WEIGHT] = {"contact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(cfrc_ext**2) in the contact cost (-reward_contact)"},
+                               "weight of sum(cfrc_ext**2) in the contact cost (-reward_contact)"},
   [HUM_CONTACT_COST_RANGE] = {"contact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "the contact cost is clipped to [lo, hi]"},
+                              "the contact cost is clipped to [lo, hi]"},
   [HUM_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "5.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "reward of each step that ends healthy (reward_survive)"},
+                          "reward of each step that ends healthy (reward_survive)"},
   [HUM_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "terminate when the humanoid is unhealthy"},
+                                    "terminate when the humanoid is unhealthy"},
   [HUM_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "1.0,2.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < qpos[2] (torso height) < hi"},
+                           "healthy when lo < qpos[2] (torso height) < hi"},
   GM_HUMANOID_OBS_OPTIONS(HUM_EXCLUDE_CURRENT_POSITIONS),
 };
 
@@ -77,8 +77,16 @@ static const mdv_option_decl humanoid_options[HUM_N_OPTIONS] = {
 
 /* Fields before the tendons, the tendons (2 * ntendon), then the rest; built per model in create. */
 enum { HUM_X_POSITION, HUM_Y_POSITION, HUM_N_HEAD };
-enum { HUM_DISTANCE, HUM_X_VELOCITY, HUM_Y_VELOCITY, HUM_REWARD_SURVIVE, HUM_REWARD_FORWARD,
-       HUM_REWARD_CTRL, HUM_REWARD_CONTACT, HUM_N_TAIL };
+enum {
+  HUM_DISTANCE,
+  HUM_X_VELOCITY,
+  HUM_Y_VELOCITY,
+  HUM_REWARD_SURVIVE,
+  HUM_REWARD_FORWARD,
+  HUM_REWARD_CTRL,
+  HUM_REWARD_CONTACT,
+  HUM_N_TAIL
+};
 
 static const mdv_field humanoid_head[HUM_N_HEAD] = {
   [HUM_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
@@ -102,8 +110,8 @@ typedef struct humanoid_shared_ {
   double healthy_reward;
   int terminate_when_unhealthy;
   double z_lo, z_hi;
-  double mass_sum;       /* model.body_mass.sum() */
-  gm_humanoid h;          /* observation parts, info fields */
+  double mass_sum; /* model.body_mass.sum() */
+  gm_humanoid h;   /* observation parts, info fields */
 } humanoid_shared;
 
 static void humanoid_free(void *shared) {
@@ -114,9 +122,9 @@ static void humanoid_free(void *shared) {
 static int humanoid_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   humanoid_shared *sh = shared;
   const mjModel *m = sh->g.m;
-  if (m->nq < 3) {  /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
-    snprintf(err, n, "Humanoid-v5: the model '%s' has nq = %d; Humanoid-v5 reads qpos[0:3] (x, y, z)",
-             sh->g.path, (int)m->nq);
+  if (m->nq < 3) { /* is_healthy reads qpos[2]; the observation drops qpos[0:2] */
+    snprintf(err, n, "Humanoid-v5: the model '%s' has nq = %d; Humanoid-v5 reads qpos[0:3] (x, y, z)", sh->g.path,
+             (int)m->nq);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[HUM_FORWARD_REWARD_WEIGHT].d[0];
@@ -131,8 +139,8 @@ static int humanoid_setup(void *shared, const mdv_value *opts, mdv_spec *spec, c
   sh->mass_sum = mdv_np_sum(m->body_mass, (int)m->nbody);
 
   /* The info fields: x_position, y_position, tendon_length[k], tendon_velocity[k], the rest. */
-  if (gm_humanoid_init(&sh->h, m, &opts[HUM_EXCLUDE_CURRENT_POSITIONS], humanoid_head, HUM_N_HEAD,
-                       humanoid_tail, HUM_N_TAIL, spec) != MDVEC_OK) {
+  if (gm_humanoid_init(&sh->h, m, &opts[HUM_EXCLUDE_CURRENT_POSITIONS], humanoid_head, HUM_N_HEAD, humanoid_tail,
+                       HUM_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "Humanoid-v5: out of memory");
     return MDVEC_ERR_NOMEM;
   }
@@ -140,7 +148,10 @@ static int humanoid_setup(void *shared, const mdv_value *opts, mdv_spec *spec, c
 }
 
 static const mk_def humanoid_def = {
-  .task = "Humanoid-v5", GM_DEF, .shared_size = sizeof(humanoid_shared), .setup = humanoid_setup,
+  .task = "Humanoid-v5",
+  GM_DEF,
+  .shared_size = sizeof(humanoid_shared),
+  .setup = humanoid_setup,
   .free = humanoid_free,
 };
 MK_CREATE(humanoid_create, &humanoid_def)
@@ -177,17 +188,16 @@ static void humanoid_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
-  humanoid_position_info(e, out);  /* _get_reset_info */
+  humanoid_position_info(e, out); /* _get_reset_info */
 }
 
-static void humanoid_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                          const mdv_out *out) {
+static void humanoid_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
-  (void)action_dtype;  /* the costs read data.ctrl (float64) */
+  (void)action_dtype; /* the costs read data.ctrl (float64) */
   mk_env *e = env;
   const humanoid_shared *sh = e->sh;
   const mjModel *m = sh->g.m;

@@ -46,13 +46,13 @@ enum {
 static const mdv_option_decl standup_options[HSU_N_OPTIONS] = {
   GM_OPTIONS("humanoidstandup.xml", "5", "1000", "0.01"),
   [HSU_UPH_COST_WEIGHT] = {"uph_cost_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "accepted and unused, as in Gymnasium's HumanoidStandup-v5 (reward_linup is unweighted)"},
+                           "accepted and unused, as in Gymnasium's HumanoidStandup-v5 (reward_linup is unweighted)"},
   [HSU_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(ctrl**2) subtracted from the reward (-reward_quadctrl)"},
+                            "weight of sum(ctrl**2) subtracted from the reward (-reward_quadctrl)"},
   [HSU_IMPACT_COST_WEIGHT] = {"impact_cost_weight", MDVEC_OPT_DOUBLE, "5e-07", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(cfrc_ext**2) in the impact cost (-reward_impact)"},
+                              "weight of sum(cfrc_ext**2) in the impact cost (-reward_impact)"},
   [HSU_IMPACT_COST_RANGE] = {"impact_cost_range", MDVEC_OPT_RANGE, "-inf,10.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "the impact cost is clipped to [lo, hi]"},
+                             "the impact cost is clipped to [lo, hi]"},
   GM_HUMANOID_OBS_OPTIONS(HSU_EXCLUDE_CURRENT_POSITIONS),
 };
 
@@ -77,7 +77,7 @@ static const mdv_field standup_tail[HSU_N_TAIL] = {
 typedef struct standup_shared_ {
   mk_shared g;
   double ctrl_cost_weight, impact_cost_weight, impact_lo, impact_hi;
-  gm_humanoid h;          /* observation parts, info fields */
+  gm_humanoid h; /* observation parts, info fields */
 } standup_shared;
 
 static void standup_free(void *shared) {
@@ -88,9 +88,11 @@ static void standup_free(void *shared) {
 static int standup_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   standup_shared *sh = shared;
   const mjModel *m = sh->g.m;
-  if (m->nq < 3) {  /* the reward reads qpos[2]; the observation drops qpos[0:2] */
-    snprintf(err, n, "HumanoidStandup-v5: the model '%s' has nq = %d; HumanoidStandup-v5 reads qpos[0:3] "
-             "(x, y, z)", sh->g.path, (int)m->nq);
+  if (m->nq < 3) { /* the reward reads qpos[2]; the observation drops qpos[0:2] */
+    snprintf(err, n,
+             "HumanoidStandup-v5: the model '%s' has nq = %d; HumanoidStandup-v5 reads qpos[0:3] "
+             "(x, y, z)",
+             sh->g.path, (int)m->nq);
     return MDVEC_ERR_MODEL;
   }
   sh->ctrl_cost_weight = opts[HSU_CTRL_COST_WEIGHT].d[0];
@@ -100,8 +102,8 @@ static int standup_setup(void *shared, const mdv_value *opts, mdv_spec *spec, ch
 
   /* The info fields: x_position, y_position, z_distance_from_origin, tendon_length[k],
      tendon_velocity[k], the rewards. */
-  if (gm_humanoid_init(&sh->h, m, &opts[HSU_EXCLUDE_CURRENT_POSITIONS], standup_head, HSU_N_HEAD,
-                       standup_tail, HSU_N_TAIL, spec) != MDVEC_OK) {
+  if (gm_humanoid_init(&sh->h, m, &opts[HSU_EXCLUDE_CURRENT_POSITIONS], standup_head, HSU_N_HEAD, standup_tail,
+                       HSU_N_TAIL, spec) != MDVEC_OK) {
     snprintf(err, n, "HumanoidStandup-v5: out of memory");
     return MDVEC_ERR_NOMEM;
   }
@@ -109,7 +111,10 @@ static int standup_setup(void *shared, const mdv_value *opts, mdv_spec *spec, ch
 }
 
 static const mk_def standup_def = {
-  .task = "HumanoidStandup-v5", GM_DEF, .shared_size = sizeof(standup_shared), .setup = standup_setup,
+  .task = "HumanoidStandup-v5",
+  GM_DEF,
+  .shared_size = sizeof(standup_shared),
+  .setup = standup_setup,
   .free = standup_free,
 };
 MK_CREATE(standup_create, &standup_def)
@@ -134,17 +139,16 @@ static void standup_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
-  standup_position_info(e, out);  /* _get_reset_info */
+  standup_position_info(e, out); /* _get_reset_info */
 }
 
-static void standup_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                         const mdv_out *out) {
+static void standup_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
-  (void)action_dtype;  /* the costs read data.ctrl (float64) */
+  (void)action_dtype; /* the costs read data.ctrl (float64) */
   mk_env *e = env;
   const standup_shared *sh = e->sh;
   const mjModel *m = sh->g.m;
@@ -175,8 +179,9 @@ static void standup_step(void *env, const double *action, int action_dtype, mdv_
 
 const mdv_task mdv_task_humanoid_standup_v5 = {
   .name = "HumanoidStandup-v5",
-  .summary = "Gymnasium's HumanoidStandup-v5 (humanoidstandup_v5.py), bit for bit, on its own "
-             "humanoidstandup.xml",
+  .summary =
+    "Gymnasium's HumanoidStandup-v5 (humanoidstandup_v5.py), bit for bit, on its own "
+    "humanoidstandup.xml",
   .options = standup_options,
   .n_options = HSU_N_OPTIONS,
   .create = standup_create,

@@ -32,7 +32,7 @@ enum { IDP_HEALTHY_REWARD = GM_N_OPTIONS, IDP_N_OPTIONS };
 static const mdv_option_decl inverted_double_pendulum_options[IDP_N_OPTIONS] = {
   GM_OPTIONS("inverted_double_pendulum.xml", "5", "1000", "0.1"),
   [IDP_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "10.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "reward of each step that does not terminate (reward_survive)"},
+                          "reward of each step that does not terminate (reward_survive)"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -55,10 +55,12 @@ typedef struct inverted_double_pendulum_shared_ {
 static int inverted_double_pendulum_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   inverted_double_pendulum_shared *sh = shared;
   const mjModel *m = sh->g.m;
-  if (m->nq < 1 || m->nv < 3 || m->nsite < 1) {  /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */
-    snprintf(err, n, "InvertedDoublePendulum-v5: the model '%s' has nq = %d, nv = %d, nsite = %d; "
+  if (m->nq < 1 || m->nv < 3 || m->nsite < 1) { /* qpos[:1], v1, v2 = qvel[1:3], site_xpos[0] */
+    snprintf(err, n,
+             "InvertedDoublePendulum-v5: the model '%s' has nq = %d, nv = %d, nsite = %d; "
              "InvertedDoublePendulum-v5 reads qpos[0], qvel[1:3] and site_xpos[0] (nq >= 1, nv >= 3, "
-             "nsite >= 1)", sh->g.path, (int)m->nq, (int)m->nv, (int)m->nsite);
+             "nsite >= 1)",
+             sh->g.path, (int)m->nq, (int)m->nv, (int)m->nsite);
     return MDVEC_ERR_MODEL;
   }
   sh->healthy_reward = opts[IDP_HEALTHY_REWARD].d[0];
@@ -70,7 +72,10 @@ static int inverted_double_pendulum_setup(void *shared, const mdv_value *opts, m
 }
 
 static const mk_def inverted_double_pendulum_def = {
-  .task = "InvertedDoublePendulum-v5", GM_DEF, .shared_size = sizeof(inverted_double_pendulum_shared), .setup = inverted_double_pendulum_setup,
+  .task = "InvertedDoublePendulum-v5",
+  GM_DEF,
+  .shared_size = sizeof(inverted_double_pendulum_shared),
+  .setup = inverted_double_pendulum_setup,
 };
 MK_CREATE(inverted_double_pendulum_create, &inverted_double_pendulum_def)
 
@@ -96,16 +101,16 @@ static void inverted_double_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_normal_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   inverted_double_pendulum_obs(e, out->obs);
 }
 
-static void inverted_double_pendulum_step(void *env, const double *action, int action_dtype,
-                                          mdv_pcg64 *rng, const mdv_out *out) {
+static void inverted_double_pendulum_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
+                                          const mdv_out *out) {
   (void)rng;
-  (void)action_dtype;  /* the action only drives the simulation (ctrl is float64) */
+  (void)action_dtype; /* the action only drives the simulation (ctrl is float64) */
   mk_env *e = env;
   const inverted_double_pendulum_shared *sh = e->sh;
   mjData *d = e->d;
@@ -133,8 +138,9 @@ static void inverted_double_pendulum_step(void *env, const double *action, int a
 
 const mdv_task mdv_task_inverted_double_pendulum_v5 = {
   .name = "InvertedDoublePendulum-v5",
-  .summary = "Gymnasium's InvertedDoublePendulum-v5 (inverted_double_pendulum_v5.py), bit for bit, on "
-             "its own inverted_double_pendulum.xml",
+  .summary =
+    "Gymnasium's InvertedDoublePendulum-v5 (inverted_double_pendulum_v5.py), bit for bit, on "
+    "its own inverted_double_pendulum.xml",
   .options = inverted_double_pendulum_options,
   .n_options = IDP_N_OPTIONS,
   .create = inverted_double_pendulum_create,

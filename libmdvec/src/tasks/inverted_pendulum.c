@@ -39,11 +39,13 @@ static const mdv_field inverted_pendulum_info[IP_N_INFO] = {
 /*---------------------------------- Setup --------------------------------------------------------*/
 
 static int inverted_pendulum_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
-  (void)opts;  /* the GM_OPTIONS only: the kit's */
+  (void)opts; /* the GM_OPTIONS only: the kit's */
   const mk_shared *k = shared;
-  if (k->m->nq + k->m->nv < 2) {  /* step reads observation[1] */
-    snprintf(err, n, "InvertedPendulum-v5: the model '%s' has nq + nv = %d; InvertedPendulum-v5 "
-             "reads observation[1] (the pole angle)", k->path, (int)(k->m->nq + k->m->nv));
+  if (k->m->nq + k->m->nv < 2) { /* step reads observation[1] */
+    snprintf(err, n,
+             "InvertedPendulum-v5: the model '%s' has nq + nv = %d; InvertedPendulum-v5 "
+             "reads observation[1] (the pole angle)",
+             k->path, (int)(k->m->nq + k->m->nv));
     return MDVEC_ERR_MODEL;
   }
   spec->obs_dim = (int)(k->m->nq + k->m->nv);
@@ -53,7 +55,9 @@ static int inverted_pendulum_setup(void *shared, const mdv_value *opts, mdv_spec
 }
 
 static const mk_def inverted_pendulum_def = {
-  .task = "InvertedPendulum-v5", GM_DEF, .setup = inverted_pendulum_setup,
+  .task = "InvertedPendulum-v5",
+  GM_DEF,
+  .setup = inverted_pendulum_setup,
 };
 MK_CREATE(inverted_pendulum_create, &inverted_pendulum_def)
 
@@ -76,7 +80,7 @@ static void inverted_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_out *ou
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   inverted_pendulum_obs(e, out->obs);
@@ -85,19 +89,19 @@ static void inverted_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_out *ou
 static void inverted_pendulum_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
                                    const mdv_out *out) {
   (void)rng;
-  (void)action_dtype;  /* the action only drives the simulation (ctrl is float64) */
+  (void)action_dtype; /* the action only drives the simulation (ctrl is float64) */
   mk_env *e = env;
   double *obs = out->obs;
 
   mk_do_simulation(e, action);
   int n = inverted_pendulum_obs(e, obs);
 
-  int all_finite = 1;  /* np.isfinite(observation).all() */
+  int all_finite = 1; /* np.isfinite(observation).all() */
   for (int i = 0; i < n; i++) {
     if (!isfinite(obs[i])) all_finite = 0;
   }
   int terminated = !all_finite || fabs(obs[1]) > 0.2;
-  int reward = !terminated;  /* int(not terminated) */
+  int reward = !terminated; /* int(not terminated) */
   *out->reward = (double)reward;
   *out->terminated = (uint8_t)terminated;
   *out->truncated = (uint8_t)mk_time_limit(e);
@@ -108,8 +112,9 @@ static void inverted_pendulum_step(void *env, const double *action, int action_d
 
 const mdv_task mdv_task_inverted_pendulum_v5 = {
   .name = "InvertedPendulum-v5",
-  .summary = "Gymnasium's InvertedPendulum-v5 (inverted_pendulum_v5.py), bit for bit, on its own "
-             "inverted_pendulum.xml",
+  .summary =
+    "Gymnasium's InvertedPendulum-v5 (inverted_pendulum_v5.py), bit for bit, on its own "
+    "inverted_pendulum.xml",
   .options = inverted_pendulum_options,
   .n_options = IP_N_OPTIONS,
   .create = inverted_pendulum_create,
@@ -119,7 +124,7 @@ const mdv_task mdv_task_inverted_pendulum_v5 = {
   .reference = "InvertedPendulum-v5",
   .reward_threshold = "950.0",
   .render_kwargs = GM_RENDER_KWARGS,
-  .reward_kind = MDVEC_KIND_INT,  /* int(not terminated) */
+  .reward_kind = MDVEC_KIND_INT, /* int(not terminated) */
   .float_kind = MDVEC_KIND_NUMPY,
   MK_TASK_DEFAULTS,
 };

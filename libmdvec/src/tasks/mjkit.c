@@ -20,12 +20,12 @@ static int load(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   char load_err[1000] = "";
   int code = MDVEC_ERR_MODEL;
   if (def->model_from == MK_MODEL_STRING) {
-    char name[128];  /* MuJoCo's messages name the text "<task>.xml" */
+    char name[128]; /* MuJoCo's messages name the text "<task>.xml" */
     snprintf(name, sizeof name, "%.100s.xml", def->task);
     k->m = mdv_model_load_string(name, def->model, &code, load_err, sizeof load_err);
   } else if (def->model_from == MK_MODEL_EMBEDDED) {
     k->m = mdv_model_load(def->model, NULL, &code, load_err, sizeof load_err);
-  } else if (def->model_from != MK_MODEL_OPTION) {  /* a task bug */
+  } else if (def->model_from != MK_MODEL_OPTION) { /* a task bug */
     snprintf(err, n, "%s: the task's mk_def names no model source (model_from %d)", def->task, def->model_from);
     return MDVEC_ERR_MODEL;
   } else {
@@ -41,11 +41,11 @@ static int load(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
       return MDVEC_ERR_NOMEM;
     }
     memcpy(k->path, path, len + 1);
-    k->m = mdv_model_load(NULL, path, &code, load_err, sizeof load_err);  /* regular files only, trapped */
+    k->m = mdv_model_load(NULL, path, &code, load_err, sizeof load_err); /* regular files only, trapped */
   }
   if (!k->m) {
-    snprintf(err, n, "%s: cannot load %s%s%s: %s", def->task, k->path ? "'" : "its model",
-             k->path ? k->path : "", k->path ? "'" : "", load_err);
+    snprintf(err, n, "%s: cannot load %s%s%s: %s", def->task, k->path ? "'" : "its model", k->path ? k->path : "",
+             k->path ? "'" : "", load_err);
     return code;
   }
   return MDVEC_OK;
@@ -62,12 +62,12 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   k->frame_skip = def->frame_skip_option ? (int)opts[def->frame_skip_option - 1].i[0] : def->frame_skip;
   k->max_episode_steps = def->max_steps_option ? (int)opts[def->max_steps_option - 1].i[0] : def->max_episode_steps;
   k->reset_noise_scale = def->noise_option ? opts[def->noise_option - 1].d[0] : 0.0;
-  if (k->frame_skip < 1 || k->max_episode_steps < 0) {  /* a task bug: options are bounded */
+  if (k->frame_skip < 1 || k->max_episode_steps < 0) { /* a task bug: options are bounded */
     snprintf(err, n, "%s: frame_skip %d or max_episode_steps %d out of range in the task's mk_def", def->task,
              k->frame_skip, k->max_episode_steps);
     return MDVEC_ERR_MODEL;
   }
-  k->dt = m->opt.timestep * (double)k->frame_skip;  /* MujocoEnv.dt */
+  k->dt = m->opt.timestep * (double)k->frame_skip; /* MujocoEnv.dt */
 
   /* init_qpos / init_qvel: what a fresh MjData holds (mj_makeData resets it to qpos0, zero qvel). */
   k->init_qpos = malloc(sizeof(double) * (size_t)(m->nq > 0 ? m->nq : 1));
@@ -77,7 +77,8 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   char data_err[200];
   int code = MDVEC_ERR_NOMEM;
   mjData *d = k->init_qpos && k->init_qvel && k->act_low && k->act_high
-                  ? mdv_data_make(m, &code, data_err, sizeof data_err) : NULL;
+                ? mdv_data_make(m, &code, data_err, sizeof data_err)
+                : NULL;
   if (!d) {
     snprintf(err, n, "%s: out of memory", def->task);
     return MDVEC_ERR_NOMEM;
@@ -94,8 +95,8 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   return MDVEC_OK;
 }
 
-int mk_create(const mk_def *def, void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec,
-              char *err, size_t n) {
+int mk_create(const mk_def *def, void **shared, const mdv_value *opts, const mdv_dot *dot, mdv_spec *spec, char *err,
+              size_t n) {
   *shared = NULL;
   mk_shared *k = calloc(1, def->shared_size ? def->shared_size : sizeof *k);
   if (!k) {
@@ -154,7 +155,7 @@ int mk_env_init(void *env, const void *shared, char *err, size_t err_size) {
     return -1;
   }
   int code = MDVEC_ERR_NOMEM;
-  e->d = mdv_data_make(e->k->m, &code, err, err_size);  /* probes the allocation first: nothing half-made */
+  e->d = mdv_data_make(e->k->m, &code, err, err_size); /* probes the allocation first: nothing half-made */
   return e->d ? 0 : -1;
 }
 
@@ -175,8 +176,8 @@ void mk_physics(void *env, const mjModel **m, mjData **d) {
 /*---------------------------------- Reset ---------------------------------------------------------*/
 
 void mk_reset_begin(mk_env *e) {
-  e->elapsed = 0;                /* TimeLimit.reset */
-  mj_resetData(e->k->m, e->d);   /* MujocoEnv.reset, before reset_model */
+  e->elapsed = 0;              /* TimeLimit.reset */
+  mj_resetData(e->k->m, e->d); /* MujocoEnv.reset, before reset_model */
 }
 
 void mk_add_uniform_noise(const mk_env *e, double *dst, const double *init, int n, mdv_pcg64 *rng) {

@@ -35,11 +35,11 @@ enum {
 static const mdv_option_decl pusher_options[PUS_N_OPTIONS] = {
   GM_OPTIONS_FIXED_NOISE("pusher_v5.xml", "5", "100"),
   [PUS_REWARD_NEAR_WEIGHT] = {"reward_near_weight", MDVEC_OPT_DOUBLE, "0.5", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of the fingertip-object distance subtracted from the reward (reward_near)"},
+                              "weight of the fingertip-object distance subtracted from the reward (reward_near)"},
   [PUS_REWARD_DIST_WEIGHT] = {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of the object-goal distance subtracted from the reward (reward_dist)"},
+                              "weight of the object-goal distance subtracted from the reward (reward_dist)"},
   [PUS_REWARD_CONTROL_WEIGHT] = {"reward_control_weight", MDVEC_OPT_DOUBLE, "0.1", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
+                                 "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -57,8 +57,8 @@ static const mdv_field pusher_info[PUS_N_INFO] = {
 typedef struct pusher_shared_ {
   mk_shared g;
   double reward_near_weight, reward_dist_weight, reward_control_weight;
-  int tips_arm, object, goal;  /* body ids */
-  int nq_obs, nv_obs;          /* len(qpos[:7]), len(qvel[:7]) */
+  int tips_arm, object, goal; /* body ids */
+  int nq_obs, nv_obs;         /* len(qpos[:7]), len(qvel[:7]) */
 } pusher_shared;
 
 static int pusher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
@@ -68,10 +68,11 @@ static int pusher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, cha
   sh->object = mj_name2id(m, mjOBJ_BODY, "object");
   sh->goal = mj_name2id(m, mjOBJ_BODY, "goal");
   if (m->nq < 4 || m->nv < 4 || sh->tips_arm < 0 || sh->object < 0 || sh->goal < 0) {
-    snprintf(err, n, "Pusher-v5: the model '%s' needs bodies 'tips_arm', 'object' and 'goal' and nq, nv >= 4 "
-             "(it has nq = %d, nv = %d%s%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
-             sh->tips_arm < 0 ? ", no body 'tips_arm'" : "", sh->object < 0 ? ", no body 'object'" : "",
-             sh->goal < 0 ? ", no body 'goal'" : "");
+    snprintf(err, n,
+             "Pusher-v5: the model '%s' needs bodies 'tips_arm', 'object' and 'goal' and nq, nv >= 4 "
+             "(it has nq = %d, nv = %d%s%s%s)",
+             sh->g.path, (int)m->nq, (int)m->nv, sh->tips_arm < 0 ? ", no body 'tips_arm'" : "",
+             sh->object < 0 ? ", no body 'object'" : "", sh->goal < 0 ? ", no body 'goal'" : "");
     return MDVEC_ERR_MODEL;
   }
   sh->reward_near_weight = opts[PUS_REWARD_NEAR_WEIGHT].d[0];
@@ -87,7 +88,10 @@ static int pusher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, cha
 }
 
 static const mk_def pusher_def = {
-  .task = "Pusher-v5", GM_DEF_FIXED_NOISE, .shared_size = sizeof(pusher_shared), .setup = pusher_setup,
+  .task = "Pusher-v5",
+  GM_DEF_FIXED_NOISE,
+  .shared_size = sizeof(pusher_shared),
+  .setup = pusher_setup,
 };
 MK_CREATE(pusher_create, &pusher_def)
 
@@ -119,7 +123,7 @@ static void pusher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   for (;;) {
     cylinder[0] = mdv_pcg64_uniform(rng, -0.3, 0.0);
     cylinder[1] = mdv_pcg64_uniform(rng, -0.2, 0.2);
-    double diff[2] = {cylinder[0] - 0.0, cylinder[1] - 0.0};  /* cylinder_pos - goal_pos (int zeros) */
+    double diff[2] = {cylinder[0] - 0.0, cylinder[1] - 0.0}; /* cylinder_pos - goal_pos (int zeros) */
     if (mdv_np_norm(&e->k->dot, diff, 2) > 0.17) break;
   }
   for (int i = 0; i < nq; i++) d->qpos[i] = g->init_qpos[i];
@@ -133,8 +137,7 @@ static void pusher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   pusher_obs(e, out->obs);
 }
 
-static void pusher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                        const mdv_out *out) {
+static void pusher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
   mk_env *e = env;
   const pusher_shared *sh = e->sh;
@@ -151,8 +154,8 @@ static void pusher_step(void *env, const double *action, int action_dtype, mdv_p
   }
   double reward_near = -mdv_np_norm(&e->k->dot, vec_1, 3) * sh->reward_near_weight;
   double reward_dist = -mdv_np_norm(&e->k->dot, vec_2, 3) * sh->reward_dist_weight;
-  double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
-                                   -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  double reward_ctrl =
+    gm_weak_mul(sh->reward_control_weight, -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl + reward_near;
   *out->terminated = 0;
   *out->truncated = (uint8_t)mk_time_limit(e);

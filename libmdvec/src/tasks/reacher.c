@@ -23,18 +23,14 @@
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
-enum {
-  REA_REWARD_DIST_WEIGHT = GM_N_FIXED_NOISE_OPTIONS,
-  REA_REWARD_CONTROL_WEIGHT,
-  REA_N_OPTIONS
-};
+enum { REA_REWARD_DIST_WEIGHT = GM_N_FIXED_NOISE_OPTIONS, REA_REWARD_CONTROL_WEIGHT, REA_N_OPTIONS };
 
 static const mdv_option_decl reacher_options[REA_N_OPTIONS] = {
   GM_OPTIONS_FIXED_NOISE("reacher.xml", "2", "50"),
   [REA_REWARD_DIST_WEIGHT] = {"reward_dist_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of the fingertip-target distance subtracted from the reward (reward_dist)"},
+                              "weight of the fingertip-target distance subtracted from the reward (reward_dist)"},
   [REA_REWARD_CONTROL_WEIGHT] = {"reward_control_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
+                                 "weight of sum(action**2) subtracted from the reward (reward_ctrl)"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
@@ -51,7 +47,7 @@ static const mdv_field reacher_info[REA_N_INFO] = {
 typedef struct reacher_shared_ {
   mk_shared g;
   double reward_dist_weight, reward_control_weight;
-  int fingertip, target;  /* body ids */
+  int fingertip, target; /* body ids */
 } reacher_shared;
 
 static int reacher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
@@ -60,22 +56,27 @@ static int reacher_setup(void *shared, const mdv_value *opts, mdv_spec *spec, ch
   sh->fingertip = mj_name2id(m, mjOBJ_BODY, "fingertip");
   sh->target = mj_name2id(m, mjOBJ_BODY, "target");
   if (m->nq < 2 || m->nv < 2 || sh->fingertip < 0 || sh->target < 0) {
-    snprintf(err, n, "Reacher-v5: the model '%s' needs bodies 'fingertip' and 'target' and nq, nv >= 2 "
-             "(it has nq = %d, nv = %d%s%s)", sh->g.path, (int)m->nq, (int)m->nv,
-             sh->fingertip < 0 ? ", no body 'fingertip'" : "", sh->target < 0 ? ", no body 'target'" : "");
+    snprintf(err, n,
+             "Reacher-v5: the model '%s' needs bodies 'fingertip' and 'target' and nq, nv >= 2 "
+             "(it has nq = %d, nv = %d%s%s)",
+             sh->g.path, (int)m->nq, (int)m->nv, sh->fingertip < 0 ? ", no body 'fingertip'" : "",
+             sh->target < 0 ? ", no body 'target'" : "");
     return MDVEC_ERR_MODEL;
   }
   sh->reward_dist_weight = opts[REA_REWARD_DIST_WEIGHT].d[0];
   sh->reward_control_weight = opts[REA_REWARD_CONTROL_WEIGHT].d[0];
 
-  spec->obs_dim = (int)m->nq + 6;  /* 2 cos + 2 sin + (nq - 2) + 2 qvel + 2 */
+  spec->obs_dim = (int)m->nq + 6; /* 2 cos + 2 sin + (nq - 2) + 2 qvel + 2 */
   spec->n_info = REA_N_INFO;
   spec->info = reacher_info;
   return MDVEC_OK;
 }
 
 static const mk_def reacher_def = {
-  .task = "Reacher-v5", GM_DEF_FIXED_NOISE, .shared_size = sizeof(reacher_shared), .setup = reacher_setup,
+  .task = "Reacher-v5",
+  GM_DEF_FIXED_NOISE,
+  .shared_size = sizeof(reacher_shared),
+  .setup = reacher_setup,
 };
 MK_CREATE(reacher_create, &reacher_def)
 
@@ -128,8 +129,7 @@ static void reacher_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   reacher_obs(e, out->obs);
 }
 
-static void reacher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                         const mdv_out *out) {
+static void reacher_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
   mk_env *e = env;
   const reacher_shared *sh = e->sh;
@@ -141,8 +141,8 @@ static void reacher_step(void *env, const double *action, int action_dtype, mdv_
   double vec[3];
   reacher_vec(e, vec);
   double reward_dist = -mdv_np_norm(&e->k->dot, vec, 3) * sh->reward_dist_weight;
-  double reward_ctrl = gm_weak_mul(sh->reward_control_weight,
-                                   -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  double reward_ctrl =
+    gm_weak_mul(sh->reward_control_weight, -gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = reward_dist + reward_ctrl;
   *out->terminated = 0;
   *out->truncated = (uint8_t)mk_time_limit(e);

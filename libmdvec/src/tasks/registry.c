@@ -5,26 +5,26 @@
 
 #include "task.h"
 
-#define MDV_TASK_LIST(MDV_TASK)                                                                      \
-  MDV_TASK(hopper, hopper_v5)                                                                        \
-  MDV_TASK(walker2d, walker2d_v5)                                                                    \
-  MDV_TASK(half_cheetah, half_cheetah_v5)                                                            \
-  MDV_TASK(swimmer, swimmer_v5)                                                                      \
-  MDV_TASK(inverted_pendulum, inverted_pendulum_v5)                                                  \
-  MDV_TASK(inverted_double_pendulum, inverted_double_pendulum_v5)                                    \
-  MDV_TASK(ant, ant_v5)                                                                              \
-  MDV_TASK(humanoid, humanoid_v5)                                                                    \
-  MDV_TASK(humanoid_standup, humanoid_standup_v5)                                                    \
-  MDV_TASK(reacher, reacher_v5)                                                                      \
-  MDV_TASK(pusher, pusher_v5)                                                                        \
-  MDV_TASK(cartpole_swingup, cartpole_swingup)                                                       \
-  MDV_TASK(duck, duck)  /* last here, and still the default (task 0 of the catalogue) */
+#define MDV_TASK_LIST(MDV_TASK)                                   \
+  MDV_TASK(hopper, hopper_v5)                                     \
+  MDV_TASK(walker2d, walker2d_v5)                                 \
+  MDV_TASK(half_cheetah, half_cheetah_v5)                         \
+  MDV_TASK(swimmer, swimmer_v5)                                   \
+  MDV_TASK(inverted_pendulum, inverted_pendulum_v5)               \
+  MDV_TASK(inverted_double_pendulum, inverted_double_pendulum_v5) \
+  MDV_TASK(ant, ant_v5)                                           \
+  MDV_TASK(humanoid, humanoid_v5)                                 \
+  MDV_TASK(humanoid_standup, humanoid_standup_v5)                 \
+  MDV_TASK(reacher, reacher_v5)                                   \
+  MDV_TASK(pusher, pusher_v5)                                     \
+  MDV_TASK(cartpole_swingup, cartpole_swingup)                    \
+  MDV_TASK(duck, duck) /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
 #define MDV_DEFAULT_TASK "duck"
 
 #define MDV_TASK_EXTERN(file, name) extern const mdv_task mdv_task_##name;
-#define MDV_TASK_ENTRY(file, name) &mdv_task_##name,
+#define MDV_TASK_ENTRY(file, name)  &mdv_task_##name,
 MDV_TASK_LIST(MDV_TASK_EXTERN)
 
 const mdv_task *const mdv_tasks[] = {MDV_TASK_LIST(MDV_TASK_ENTRY) NULL};
@@ -47,7 +47,7 @@ const mdv_task *mdv_task_at(int k) {
   const mdv_task *def = mdv_task_find(NULL);
   if (k < 0 || k >= mdv_task_count() || !def) return NULL;
   if (k == 0) return def;
-  for (const mdv_task *const *t = mdv_tasks; *t; t++) {  /* the others in list order, the default left out */
+  for (const mdv_task *const *t = mdv_tasks; *t; t++) { /* the others in list order, the default left out */
     if (*t != def && --k == 0) return *t;
   }
   return NULL;

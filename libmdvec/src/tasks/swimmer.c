@@ -23,27 +23,30 @@
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
-enum {
-  SWM_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS,
-  SWM_CTRL_COST_WEIGHT,
-  SWM_EXCLUDE_CURRENT_POSITIONS,
-  SWM_N_OPTIONS
-};
+enum { SWM_FORWARD_REWARD_WEIGHT = GM_N_OPTIONS, SWM_CTRL_COST_WEIGHT, SWM_EXCLUDE_CURRENT_POSITIONS, SWM_N_OPTIONS };
 
 static const mdv_option_decl swimmer_options[SWM_N_OPTIONS] = {
   GM_OPTIONS("swimmer.xml", "4", "1000", "0.1"),
   [SWM_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of x_velocity in the reward (reward_forward)"},
+                                 "weight of x_velocity in the reward (reward_forward)"},
   [SWM_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.0001", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
-  [SWM_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0:2] (x, y) out of the observation"},
+                            "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+  [SWM_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0,
+                                     NULL, "leave qpos[0:2] (x, y) out of the observation"},
 };
 
 /*---------------------------------- Info fields ---------------------------------------------------*/
 
-enum { SWM_X_POSITION, SWM_Y_POSITION, SWM_DISTANCE, SWM_X_VELOCITY, SWM_Y_VELOCITY,
-       SWM_REWARD_FORWARD, SWM_REWARD_CTRL, SWM_N_INFO };
+enum {
+  SWM_X_POSITION,
+  SWM_Y_POSITION,
+  SWM_DISTANCE,
+  SWM_X_VELOCITY,
+  SWM_Y_VELOCITY,
+  SWM_REWARD_FORWARD,
+  SWM_REWARD_CTRL,
+  SWM_N_INFO
+};
 
 static const mdv_field swimmer_info[SWM_N_INFO] = {
   [SWM_X_POSITION] = {"x_position", MDVEC_DTYPE_F64, MDVEC_INFO_STEP | MDVEC_INFO_RESET},
@@ -60,14 +63,14 @@ static const mdv_field swimmer_info[SWM_N_INFO] = {
 typedef struct swimmer_shared_ {
   mk_shared g;
   double forward_reward_weight, ctrl_cost_weight;
-  int exclude;  /* exclude_current_positions_from_observation: qpos[0:2] left out */
+  int exclude; /* exclude_current_positions_from_observation: qpos[0:2] left out */
 } swimmer_shared;
 
 static int swimmer_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *err, size_t n) {
   swimmer_shared *sh = shared;
-  if (sh->g.m->nq < 2) {  /* step unpacks qpos[0:2] */
-    snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)",
-             sh->g.path, (int)sh->g.m->nq);
+  if (sh->g.m->nq < 2) { /* step unpacks qpos[0:2] */
+    snprintf(err, n, "Swimmer-v5: the model '%s' has nq = %d; Swimmer-v5 reads qpos[0:2] (x, y)", sh->g.path,
+             (int)sh->g.m->nq);
     return MDVEC_ERR_MODEL;
   }
   sh->forward_reward_weight = opts[SWM_FORWARD_REWARD_WEIGHT].d[0];
@@ -81,7 +84,10 @@ static int swimmer_setup(void *shared, const mdv_value *opts, mdv_spec *spec, ch
 }
 
 static const mk_def swimmer_def = {
-  .task = "Swimmer-v5", GM_DEF, .shared_size = sizeof(swimmer_shared), .setup = swimmer_setup,
+  .task = "Swimmer-v5",
+  GM_DEF,
+  .shared_size = sizeof(swimmer_shared),
+  .setup = swimmer_setup,
 };
 MK_CREATE(swimmer_create, &swimmer_def)
 
@@ -104,17 +110,16 @@ static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   const mk_shared *g = e->k;
   mjData *d = e->d;
   mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng);  /* reset_model */
+  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
   mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
   mk_set_state_done(e);
   swimmer_obs(e, out->obs);
-  mk_info(out, SWM_X_POSITION, d->qpos[0]);  /* _get_reset_info */
+  mk_info(out, SWM_X_POSITION, d->qpos[0]); /* _get_reset_info */
   mk_info(out, SWM_Y_POSITION, d->qpos[1]);
   mk_info(out, SWM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2));
 }
 
-static void swimmer_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng,
-                         const mdv_out *out) {
+static void swimmer_step(void *env, const double *action, int action_dtype, mdv_pcg64 *rng, const mdv_out *out) {
   (void)rng;
   mk_env *e = env;
   const swimmer_shared *sh = e->sh;
@@ -130,8 +135,7 @@ static void swimmer_step(void *env, const double *action, int action_dtype, mdv_
 
   /* _get_rew */
   double forward_reward = sh->forward_reward_weight * x_velocity;
-  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight,
-                                 gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
+  double ctrl_cost = gm_weak_mul(sh->ctrl_cost_weight, gm_sum_square(action, sh->g.m->nu, action_dtype), action_dtype);
   *out->reward = forward_reward - ctrl_cost;
 
   *out->terminated = 0;
@@ -139,7 +143,7 @@ static void swimmer_step(void *env, const double *action, int action_dtype, mdv_
 
   mk_info(out, SWM_X_POSITION, x_after);
   mk_info(out, SWM_Y_POSITION, y_after);
-  mk_info(out, SWM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2)  /* qpos[0:2] is (x_after, y_after) */);
+  mk_info(out, SWM_DISTANCE, mdv_np_norm(&e->k->dot, d->qpos, 2) /* qpos[0:2] is (x_after, y_after) */);
   mk_info(out, SWM_X_VELOCITY, x_velocity);
   mk_info(out, SWM_Y_VELOCITY, y_velocity);
   mk_info(out, SWM_REWARD_FORWARD, forward_reward);

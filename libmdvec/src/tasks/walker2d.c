@@ -39,19 +39,19 @@ enum {
 static const mdv_option_decl walker2d_options[W2D_N_OPTIONS] = {
   GM_OPTIONS("walker2d_v5.xml", "4", "1000", "0.005"),
   [W2D_FORWARD_REWARD_WEIGHT] = {"forward_reward_weight", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of x_velocity in the reward (reward_forward)"},
+                                 "weight of x_velocity in the reward (reward_forward)"},
   [W2D_CTRL_COST_WEIGHT] = {"ctrl_cost_weight", MDVEC_OPT_DOUBLE, "0.001", -HUGE_VAL, HUGE_VAL, NULL,
-   "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
+                            "weight of sum(action**2) subtracted from the reward (-reward_ctrl)"},
   [W2D_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "reward of each step that ends healthy (reward_survive)"},
+                          "reward of each step that ends healthy (reward_survive)"},
   [W2D_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "terminate when the walker is unhealthy"},
+                                    "terminate when the walker is unhealthy"},
   [W2D_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.8,2.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < qpos[1] (torso height) < hi"},
+                           "healthy when lo < qpos[1] (torso height) < hi"},
   [W2D_HEALTHY_ANGLE_RANGE] = {"healthy_angle_range", MDVEC_OPT_RANGE, "-1.0,1.0", -HUGE_VAL, HUGE_VAL, NULL,
-   "healthy when lo < qpos[2] (torso angle, rad) < hi"},
-  [W2D_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
-   "leave qpos[0] (x) out of the observation"},
+                               "healthy when lo < qpos[2] (torso angle, rad) < hi"},
+  [W2D_EXCLUDE_CURRENT_POSITIONS] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0,
+                                     NULL, "leave qpos[0] (x) out of the observation"},
 };
 
 /*---------------------------------- Setup -------------------------------------------------------*/
@@ -72,7 +72,10 @@ static int walker2d_setup(void *shared, const mdv_value *opts, mdv_spec *spec, c
 }
 
 static const mk_def walker2d_def = {
-  .task = "Walker2d-v5", GM_DEF, .shared_size = sizeof(gm_walker), .setup = walker2d_setup,
+  .task = "Walker2d-v5",
+  GM_DEF,
+  .shared_size = sizeof(gm_walker),
+  .setup = walker2d_setup,
 };
 MK_CREATE(walker2d_create, &walker2d_def)
 

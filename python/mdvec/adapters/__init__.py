@@ -26,5 +26,5 @@ def publish(name: str, adapter: str) -> None:
     prefix = module.__name__ + "."
     for key, sub in list(sys.modules.items()):
         if key.startswith(prefix):
-            sys.modules[name + "." + key[len(prefix):]] = sub
+            sys.modules[name + "." + key[len(prefix) :]] = sub
     sys.modules[name] = module

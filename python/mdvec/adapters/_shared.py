@@ -7,9 +7,9 @@ Nothing here imports gymnasium, so the core install can use it too.
 from __future__ import annotations
 
 import numbers
-import os
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -110,8 +110,13 @@ def as_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
 def autoreset_name(mode: Any) -> str:
     """Return "next_step", "same_step" or "disabled" for an AutoresetMode, its value or such a name."""
     value = getattr(mode, "value", mode)
-    names = {"nextstep": "next_step", "next_step": "next_step", "samestep": "same_step",
-             "same_step": "same_step", "disabled": "disabled"}
+    names = {
+        "nextstep": "next_step",
+        "next_step": "next_step",
+        "samestep": "same_step",
+        "same_step": "same_step",
+        "disabled": "disabled",
+    }
     if isinstance(value, str) and value.lower() in names:
         return names[value.lower()]
     raise ValueError(f"autoreset_mode: expected AutoresetMode.NEXT_STEP, SAME_STEP or DISABLED, got {mode!r}")

@@ -46,9 +46,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import mdvec.adapters.gym  # noqa: F401  (registers the mdvec/ ids with Gymnasium on every EnvRunner)
+import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
 
-DEFAULT_ENV_ID = mdvec.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
+DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")
 EVAL_SEED_OFFSET = 10**6  # what RLlib adds to the seed of an evaluation EnvRunner (ray/rllib/env/env_runner.py)
 
@@ -145,8 +145,10 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
             return env_seeds(rllib_seed, 0, self.num_envs)
         key = rllib_seed - self.run_seed
         if key < 0:
-            raise ValueError(f"seed: RLlib reset this EnvRunner with seed {rllib_seed}, below env_config['seed']="
-                             f"{self.run_seed}; set env_config['seed'] equal to config.debugging(seed=...)")
+            raise ValueError(
+                f"seed: RLlib reset this EnvRunner with seed {rllib_seed}, below env_config['seed']="
+                f"{self.run_seed}; set env_config['seed'] equal to config.debugging(seed=...)"
+            )
         return env_seeds(self.run_seed, key, self.num_envs)
 
 
@@ -174,10 +176,15 @@ def runner_report(env_runner: Any) -> dict[str, Any]:
     while wrapper is not None and not isinstance(wrapper, RLlibVectorEnv):
         wrapper = getattr(wrapper, "env", None)
     inner = env.unwrapped if env is not None else None
-    return {"worker_index": int(env_runner.worker_index), "env_class": type(inner).__name__,
-            "num_envs": getattr(inner, "num_envs", None), "threads": getattr(inner, "threads", None),
-            "seeds": None if wrapper is None else wrapper.last_seeds, "assigned_cpus": assigned_cpus(),
-            **process_stats()}
+    return {
+        "worker_index": int(env_runner.worker_index),
+        "env_class": type(inner).__name__,
+        "num_envs": getattr(inner, "num_envs", None),
+        "threads": getattr(inner, "threads", None),
+        "seeds": None if wrapper is None else wrapper.last_seeds,
+        "assigned_cpus": assigned_cpus(),
+        **process_stats(),
+    }
 
 
 def env_creator(env_config: dict[str, Any]) -> RLlibVectorEnv:
@@ -209,16 +216,17 @@ def runner_threads(env_config: dict[str, Any], num_envs: int) -> int:
     return max(1, min(int(threads), int(num_envs)))
 
 
-def make_vector_env(env_id: str = DEFAULT_ENV_ID, num_envs: int = 1, backend: str = "c",
-                    threads: int | None = None, **options: Any) -> gymnasium.vector.VectorEnv:
+def make_vector_env(
+    env_id: str = DEFAULT_ENV_ID, num_envs: int = 1, backend: str = "c", threads: int | None = None, **options: Any
+) -> gymnasium.vector.VectorEnv:
     """The vector env one EnvRunner steps: mdvec's C VectorEnv through Gymnasium's vector entry point
     (backend "c"), or Gymnasium's SyncVectorEnv of the Python reference env (backend "reference")."""
     if backend == "c":
-        return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
-                                  threads=threads, **options)
+        return gymnasium.make_vec(
+            env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", threads=threads, **options
+        )
     if backend == "reference":
-        return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", backend="reference",
-                                  **options)
+        return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", backend="reference", **options)
     raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
 
 
@@ -251,12 +259,25 @@ def _fault_options(fault: dict[str, Any] | None, env_id: str) -> dict[str, Any]:
     return {"model": str(path), "n_pushes": 1, "push_window": (10, 11), "push_speed": (2.0, 2.0)}
 
 
-def ppo_config(*, seed: int = 0, env_id: str = DEFAULT_ENV_ID, backend: str = "c", num_env_runners: int = 1,
-               num_envs_per_env_runner: int = 16, num_cpus_per_env_runner: int = 1,
-               rollout_fragment_length: int | str = "auto", train_batch_size: int = 4000,
-               minibatch_size: int = 500, num_epochs: int = 5, lr: float = 3e-4, hidden: tuple[int, ...] = (64, 64),
-               task_options: dict[str, Any] | None = None, threads: int | None = None,
-               custom_resources_per_env_runner: dict[str, float] | None = None, **env_config: Any) -> Any:
+def ppo_config(
+    *,
+    seed: int = 0,
+    env_id: str = DEFAULT_ENV_ID,
+    backend: str = "c",
+    num_env_runners: int = 1,
+    num_envs_per_env_runner: int = 16,
+    num_cpus_per_env_runner: int = 1,
+    rollout_fragment_length: int | str = "auto",
+    train_batch_size: int = 4000,
+    minibatch_size: int = 500,
+    num_epochs: int = 5,
+    lr: float = 3e-4,
+    hidden: tuple[int, ...] = (64, 64),
+    task_options: dict[str, Any] | None = None,
+    threads: int | None = None,
+    custom_resources_per_env_runner: dict[str, float] | None = None,
+    **env_config: Any,
+) -> Any:
     """A PPOConfig (new API stack, torch) for an mdvec task: the one config of the example, the test and
     the benchmark. ``backend`` "c" (mdvec's VectorEnv) or "reference" (SyncVectorEnv of the Python
     env); ``threads`` None: one per CPU Ray gives each EnvRunner. Returns the config, not built."""
@@ -270,12 +291,22 @@ def ppo_config(*, seed: int = 0, env_id: str = DEFAULT_ENV_ID, backend: str = "c
         PPOConfig()
         .environment(RLlibVectorEnv, env_config=config_env)
         .framework("torch")
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
-                     num_cpus_per_env_runner=num_cpus_per_env_runner, rollout_fragment_length=rollout_fragment_length,
-                     gym_env_vectorize_mode="vector_entry_point",
-                     custom_resources_per_env_runner=custom_resources_per_env_runner or {})
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
-                  num_epochs=num_epochs, lr=lr, gamma=0.99, lambda_=0.95)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+            num_cpus_per_env_runner=num_cpus_per_env_runner,
+            rollout_fragment_length=rollout_fragment_length,
+            gym_env_vectorize_mode="vector_entry_point",
+            custom_resources_per_env_runner=custom_resources_per_env_runner or {},
+        )
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=0.99,
+            lambda_=0.95,
+        )
         .rl_module(rl_module_spec=RLModuleSpec(model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False}))
         .debugging(seed=seed)
     )

@@ -10,7 +10,8 @@ infos (the task's info values as Python int/bool/float, ``TimeLimit.truncated``,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,9 +24,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
+from ..vecenv import VecEnv
 from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
 from .gym.env import action_box, obs_box
-from ..vecenv import VecEnv
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
 
@@ -40,9 +41,19 @@ class MdvecSB3VecEnv(_SB3VecEnv):
     Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, threads: int | None = None, *, task: str = "duck",
-                 render_mode: str | None = None, width: int = 480, height: int = 480,
-                 camera: int | str | None = None, **task_options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        threads: int | None = None,
+        *,
+        task: str = "duck",
+        render_mode: str | None = None,
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        **task_options: Any,
+    ) -> None:
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         from .gym import TASKS
@@ -58,10 +69,11 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         self.threads = int(spec.threads)
         self.task_options = dict(task_options)
         self.render_mode = render_mode
-        super().__init__(int(spec.num_envs), obs_box(spec.obs_dim, spec.obs_dtype),
-                         action_box(spec.action_low, spec.action_high))
+        super().__init__(
+            int(spec.num_envs), obs_box(spec.obs_dim, spec.obs_dtype), action_box(spec.action_low, spec.action_high)
+        )
         self._buf = self._env.buffers()
-        self._shape = (self.num_envs, *self.action_space.shape)
+        self._shape = (self.num_envs, *cast(tuple[int, ...], self.action_space.shape))  # a Box's
         self._actions: np.ndarray | None = None
         keys = info_keys(spec.info_fields)
         self._step_fields = [(rows, n, d, a) for n, rows, d, bits, a in keys if bits & STEP]
@@ -145,7 +157,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         if hasattr(self, "_frames"):
             self._frames.close()
         if hasattr(self, "_env"):
-            self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
             self._env.close()
 
     def get_images(self) -> Sequence[np.ndarray | None]:
@@ -155,9 +167,14 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         return self._frames.render_states(self._env, range(self.num_envs))
 
     def _attributes(self) -> dict[str, Any]:
-        return {"render_mode": self.render_mode, "observation_space": self.observation_space,
-                "action_space": self.action_space, "task_options": dict(self.task_options),
-                "metadata": {"render_modes": ["rgb_array"], "render_fps": self.spec_.render_fps}, "spec": None}
+        return {
+            "render_mode": self.render_mode,
+            "observation_space": self.observation_space,
+            "action_space": self.action_space,
+            "task_options": dict(self.task_options),
+            "metadata": {"render_modes": ["rgb_array"], "render_fps": self.spec_.render_fps},
+            "spec": None,
+        }
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         """Return an attribute of each env; the supported names are those of a single env listed below.
@@ -166,14 +183,17 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         """
         attrs = self._attributes()
         if attr_name not in attrs:
-            raise AttributeError(f"get_attr: {attr_name!r} is not an attribute of mdvec's C envs; "
-                                 f"supported: {sorted(attrs)}")
+            raise AttributeError(
+                f"get_attr: {attr_name!r} is not an attribute of mdvec's C envs; supported: {sorted(attrs)}"
+            )
         return [attrs[attr_name] for _ in self._indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         """Refused: the C envs are configured at creation (pass task options to make_vec_env)."""
-        raise AttributeError(f"set_attr: mdvec's C envs have no settable attributes (got {attr_name!r}); "
-                             "configure the task at creation, make_vec_env(..., option=value)")
+        raise AttributeError(
+            f"set_attr: mdvec's C envs have no settable attributes (got {attr_name!r}); "
+            "configure the task at creation, make_vec_env(..., option=value)"
+        )
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
         """Call a method of each env. Supported: ``render`` (an RGB frame) and ``get_state(sig=...)``."""
@@ -184,8 +204,9 @@ class MdvecSB3VecEnv(_SB3VecEnv):
             return self._frames.render_states(self._env, idx)
         if method_name == "get_state":
             return [self._env.get_state(i, *method_args, **method_kwargs) for i in idx]
-        raise AttributeError(f"env_method: {method_name!r} is not a method of mdvec's C envs; "
-                             f"supported: {list(_ENV_METHODS)}")
+        raise AttributeError(
+            f"env_method: {method_name!r} is not a method of mdvec's C envs; supported: {list(_ENV_METHODS)}"
+        )
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         """The C envs are not gymnasium.Env objects: never wrapped (wrap the VecEnv with VecMonitor)."""

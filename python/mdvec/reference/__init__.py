@@ -7,5 +7,14 @@ from .duck_env import DuckEnv, info_keys, noise_std, obs_scale
 from .params import DRFactors, EpisodeParams
 from .proc_vec_env import ProcVecEnv
 
-__all__ = ["CartPoleSwingup", "DRFactors", "DuckEnv", "EpisodeParams", "ProcVecEnv", "TaskConfig", "info_keys",
-           "noise_std", "obs_scale"]
+__all__ = [
+    "CartPoleSwingup",
+    "DRFactors",
+    "DuckEnv",
+    "EpisodeParams",
+    "ProcVecEnv",
+    "TaskConfig",
+    "info_keys",
+    "noise_std",
+    "obs_scale",
+]

@@ -39,8 +39,13 @@ class CartPoleSwingup:
     obs_dim = 5
     gymnasium_api = True  # reset(seed) -> (obs, info), step -> 5 values: how mdvec.gym wraps this reference
 
-    def __init__(self, max_episode_steps: int = 500, reset_noise_scale: float = 0.05,
-                 ctrl_cost_weight: float = 0.01, cart_limit: float = 2.0) -> None:
+    def __init__(
+        self,
+        max_episode_steps: int = 500,
+        reset_noise_scale: float = 0.05,
+        ctrl_cost_weight: float = 0.01,
+        cart_limit: float = 2.0,
+    ) -> None:
         self.max_episode_steps = int(max_episode_steps)
         self.reset_noise_scale = float(reset_noise_scale)
         self.ctrl_cost_weight = float(ctrl_cost_weight)

@@ -56,7 +56,7 @@ class TaskConfig:
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
 
     @classmethod
-    def from_kwargs(cls, **cfg: Any) -> "TaskConfig":
+    def from_kwargs(cls, **cfg: Any) -> TaskConfig:
         """Build a config from keyword arguments, naming any unknown keyword."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(cfg) - known)
@@ -81,5 +81,7 @@ def _finite(value: Any) -> bool:
 
 def _pair(name: str, value: Any, check: Any) -> tuple[Any, Any]:
     if not isinstance(value, tuple) or len(value) != 2 or not all(check(v) for v in value):
-        raise ValueError(f"{name}: must be a pair of {'integers' if check is _is_int else 'finite numbers'}, got {value!r}")
+        raise ValueError(
+            f"{name}: must be a pair of {'integers' if check is _is_int else 'finite numbers'}, got {value!r}"
+        )
     return value

@@ -9,8 +9,17 @@ from .model import ModelInfo
 from .params import DRFactors
 
 # The model fields DR writes; restore copies exactly these back from the prototype.
-FIELDS = ("actuator_gainprm", "actuator_biasprm", "actuator_forcerange", "dof_damping",
-          "dof_armature", "dof_frictionloss", "body_mass", "body_inertia", "geom_friction")
+FIELDS = (
+    "actuator_gainprm",
+    "actuator_biasprm",
+    "actuator_forcerange",
+    "dof_damping",
+    "dof_armature",
+    "dof_frictionloss",
+    "body_mass",
+    "body_inertia",
+    "geom_friction",
+)
 
 
 def snapshot(m: mujoco.MjModel) -> dict[str, np.ndarray]:

@@ -19,8 +19,9 @@ from .params import EpisodeParams
 
 def obs_scale(nu: int) -> np.ndarray:
     """Return the observation scale table (float32, length 6 + 3*nu)."""
-    return np.concatenate([np.full(3, 0.25), np.ones(3), np.ones(nu), np.full(nu, 0.05),
-                           np.ones(nu)]).astype(np.float32)
+    return np.concatenate([np.full(3, 0.25), np.ones(3), np.ones(nu), np.full(nu, 0.05), np.ones(nu)]).astype(
+        np.float32
+    )
 
 
 def noise_std(nu: int) -> np.ndarray:
@@ -30,8 +31,11 @@ def noise_std(nu: int) -> np.ndarray:
 
 def info_keys(reward: str) -> tuple[str, ...]:
     """Return the info keys of one step, in order, for a reward version."""
-    terms = ("r_up", "r_height", "r_pose", "r_rate") if reward == "v1" else \
-        ("r_up", "r_height", "r_pose", "r_still", "r_rate", "r_effort")
+    terms = (
+        ("r_up", "r_height", "r_pose", "r_rate")
+        if reward == "v1"
+        else ("r_up", "r_height", "r_pose", "r_still", "r_rate", "r_effort")
+    )
     return ("t", "pushed", "fallen", "trunk_height", "upright_cos", "truncated", "terminated") + terms
 
 
@@ -42,8 +46,7 @@ class DuckEnv:
     ``(obs, reward, done, info)``. Episodes last ``episode_len`` steps and never terminate early.
     """
 
-    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None,
-                 **cfg: Any) -> None:
+    def __init__(self, seed: int = 0, variant: str = "default", model: str | Path | None = None, **cfg: Any) -> None:
         self.cfg = TaskConfig.from_kwargs(**cfg)
         self.model_path = resolve_path(variant, model)
         self.model = load(self.model_path)
@@ -72,6 +75,7 @@ class DuckEnv:
         rng, cfg, info = self._rng, self.cfg, self.info
         factors, latency, init_noise, noise_scale = None, cfg.latency, cfg.init_noise, 1.0
         if cfg.dr:
+            assert self._fits is not None  # loaded with cfg.dr
             factors, latency, init_noise, noise_scale = dr.draw(rng, self._fits, self.model.nbody)
         qpos, qvel = info.q_home.copy(), np.zeros(info.nu)
         if init_noise > 0:
@@ -84,9 +88,16 @@ class DuckEnv:
         speed = rng.uniform(cfg.push_speed[0], cfg.push_speed[1], cfg.n_pushes)
         theta = rng.uniform(0.0, 2 * math.pi, cfg.n_pushes)
         vel = np.array([[s * math.cos(th), s * math.sin(th)] for s, th in zip(speed.tolist(), theta.tolist())])
-        return EpisodeParams(init_noise=init_noise, qpos=qpos, qvel=qvel, push_steps=steps.astype(np.int64),
-                             push_vel=vel.reshape(cfg.n_pushes, 2), latency=latency,
-                             noise_scale=noise_scale, dr=factors)
+        return EpisodeParams(
+            init_noise=init_noise,
+            qpos=qpos,
+            qvel=qvel,
+            push_steps=steps.astype(np.int64),
+            push_vel=vel.reshape(cfg.n_pushes, 2),
+            latency=latency,
+            noise_scale=noise_scale,
+            dr=factors,
+        )
 
     def reset_with_params(self, params: EpisodeParams) -> np.ndarray:
         """Start a new episode with the given parameters instead of drawing them."""
@@ -137,34 +148,42 @@ class DuckEnv:
         reward, terms = self._reward(a)
         self._prev_action = a
         truncated = self._t >= cfg.episode_len
-        step_info = {"t": self._t, "pushed": pushed, "fallen": terms.pop("fallen"),
-                     "trunk_height": terms.pop("h"), "upright_cos": terms.pop("up"),
-                     "truncated": truncated, "terminated": False, **terms}
+        step_info = {
+            "t": self._t,
+            "pushed": pushed,
+            "fallen": terms.pop("fallen"),
+            "trunk_height": terms.pop("h"),
+            "upright_cos": terms.pop("up"),
+            "truncated": truncated,
+            "terminated": False,
+            **terms,
+        }
         return obs, reward, truncated, step_info
 
     def _observe(self, a: np.ndarray) -> np.ndarray:
         d, info, nu = self.data, self.info, self.nu
         raw = np.empty(self.obs_dim)
-        raw[0:3] = d.sensordata[info.gyro_adr:info.gyro_adr + 3]
+        raw[0:3] = d.sensordata[info.gyro_adr : info.gyro_adr + 3]
         raw[3:6] = -d.xmat[info.trunk].reshape(3, 3)[2, :]
-        raw[6:6 + nu] = d.qpos[info.qadr] - info.q_home
-        raw[6 + nu:6 + 2 * nu] = d.qvel[info.dadr]
-        raw[6 + 2 * nu:] = a
+        raw[6 : 6 + nu] = d.qpos[info.qadr] - info.q_home
+        raw[6 + nu : 6 + 2 * nu] = d.qvel[info.dadr]
+        raw[6 + 2 * nu :] = a
         if self.cfg.sensor_noise:
-            raw[:6 + 2 * nu] += self.params.noise_scale * self._std * self._rng.standard_normal(6 + 2 * nu)
+            assert self.params is not None  # set by every reset
+            raw[: 6 + 2 * nu] += self.params.noise_scale * self._std * self._rng.standard_normal(6 + 2 * nu)
         return (raw * self._scale).astype(np.float32)
 
     def _reward(self, a: np.ndarray) -> tuple[float, dict[str, Any]]:
         d, info = self.data, self.info
         q = d.qpos[info.qadr]
-        gyro = d.sensordata[info.gyro_adr:info.gyro_adr + 3]
+        gyro = d.sensordata[info.gyro_adr : info.gyro_adr + 3]
         h = float(d.xpos[info.trunk, 2])
         up = float(d.xmat[info.trunk, 8])
         fallen = h < info.h_home / 3
         h_home, q_home, a_prev = info.h_home, info.q_home, self._prev_action
         if self.cfg.reward == "v1":
             r_up = up
-            r_height = math.exp(-((h - h_home) / 0.03) ** 2)
+            r_height = math.exp(-(((h - h_home) / 0.03) ** 2))
             r_pose = math.exp(-float(np.mean((q - q_home) ** 2)) / 0.1)
             r_rate = float(np.sum((a - a_prev) ** 2))
             reward = 0.5 * r_up + 0.75 * r_height + 0.75 * r_pose - 0.05 * r_rate
@@ -173,12 +192,18 @@ class DuckEnv:
             r_up = max(up, 0.0)
             r_height = math.exp(-abs(h - h_home) / 0.03)
             r_pose = math.exp(-float(np.mean(np.abs(q - q_home))) / 0.15)
-            r_still = math.exp(-float(np.sum(gyro ** 2)) / 4.0)
+            r_still = math.exp(-float(np.sum(gyro**2)) / 4.0)
             r_rate = float(np.sum((a - a_prev) ** 2))
             r_effort = float(np.mean(np.abs(d.actuator_force)))
             reward = 0.5 * (r_up + r_height + r_pose + r_still) - 0.05 * r_rate - 0.01 * r_effort
             if fallen:
                 reward = 0.0
-            terms = {"r_up": r_up, "r_height": r_height, "r_pose": r_pose, "r_still": r_still,
-                     "r_rate": r_rate, "r_effort": r_effort}
+            terms = {
+                "r_up": r_up,
+                "r_height": r_height,
+                "r_pose": r_pose,
+                "r_still": r_still,
+                "r_rate": r_rate,
+                "r_effort": r_effort,
+            }
         return reward, {"fallen": fallen, "h": h, "up": up, **terms}

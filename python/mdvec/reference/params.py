@@ -33,8 +33,11 @@ class EpisodeParams:
 
     def validate(self, nu: int, nbody: int, episode_len: int) -> None:
         """Raise ValueError naming the first field that is malformed."""
-        arrays = {"qpos": (self.qpos, (nu,)), "qvel": (self.qvel, (nu,)),
-                  "push_vel": (self.push_vel, (len(self.push_steps), 2))}
+        arrays = {
+            "qpos": (self.qpos, (nu,)),
+            "qvel": (self.qvel, (nu,)),
+            "push_vel": (self.push_vel, (len(self.push_steps), 2)),
+        }
         if self.dr is not None:
             arrays["dr.servo"] = (self.dr.servo, (5,))
             arrays["dr.mass_scale"] = (self.dr.mass_scale, (nbody - 1,))
@@ -50,8 +53,8 @@ class EpisodeParams:
         scalars = {"init_noise": self.init_noise, "noise_scale": self.noise_scale}
         if self.dr is not None:
             scalars["dr.floor_friction"] = self.dr.floor_friction
-        for name, value in scalars.items():
-            if not np.isfinite(value) or value < 0:
-                raise ValueError(f"params.{name}: must be finite and >= 0, got {value!r}")
+        for name, scalar in scalars.items():
+            if not np.isfinite(scalar) or scalar < 0:
+                raise ValueError(f"params.{name}: must be finite and >= 0, got {scalar!r}")
         if int(self.latency) != self.latency or self.latency < 0:
             raise ValueError(f"params.latency: must be a non-negative integer, got {self.latency!r}")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import numbers
 import os
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import numpy as np
@@ -44,8 +46,22 @@ class ProcVecEnv:
     ignored, so that code written for ``mdvec.VecEnv`` runs here unchanged (docs/duck_task.md section 6).
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, workers: int | None = None, *,
-                 threads: int | None = None, allow_overcommit: bool = False, **cfg: Any) -> None:
+    num_envs: int
+    nu: int
+    obs_dim: int
+    info_keys: tuple[str, ...]
+    closed: bool
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        workers: int | None = None,
+        *,
+        threads: int | None = None,
+        allow_overcommit: bool = False,
+        **cfg: Any,
+    ) -> None:
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs <= 0:
             raise ValueError(f"num_envs: must be a positive integer, got {num_envs!r}")
         workers = same_count("workers", workers, "threads", threads)
@@ -55,12 +71,12 @@ class ProcVecEnv:
         probe = DuckEnv(seed=seed, **cfg)  # validates cfg in this process, before any worker starts
         self.num_envs, self.nu, self.obs_dim = num_envs, probe.nu, probe.obs_dim
         self.info_keys = info_keys(probe.cfg.reward)
-        self._dtypes = info_dtypes(self.info_keys)
+        self._dtypes: dict[str, type] = info_dtypes(self.info_keys)
         bounds = np.linspace(0, num_envs, workers + 1).astype(int)
-        self._blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        self._blocks: list[tuple[int, int]] = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         ctx = mp.get_context("spawn")
         self._conns: list[Connection] = []
-        self._procs = []
+        self._procs: list[BaseProcess] = []
         for lo, hi in self._blocks:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_worker, args=(child, [int(seed) + i for i in range(lo, hi)], cfg), daemon=True)
@@ -87,7 +103,9 @@ class ProcVecEnv:
         obs = np.stack([r[0] for r in rows])
         reward = np.array([r[1] for r in rows], dtype=np.float64)
         done = np.array([r[2] for r in rows], dtype=bool)
-        info = {k: np.array([r[3][k] for r in rows], dtype=self._dtypes[k]) for k in self.info_keys}
+        info: dict[str, np.ndarray] = {
+            k: np.array([r[3][k] for r in rows], dtype=self._dtypes[k]) for k in self.info_keys
+        }
         info["terminal_obs"] = np.stack([r[4] for r in rows])
         return obs, reward, done, info
 
@@ -110,7 +128,7 @@ class ProcVecEnv:
         if self.closed:
             raise RuntimeError("ProcVecEnv is closed")
 
-    def __enter__(self) -> "ProcVecEnv":
+    def __enter__(self) -> ProcVecEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -119,5 +137,5 @@ class ProcVecEnv:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - __del__ must not raise (interpreter shutdown)
             pass

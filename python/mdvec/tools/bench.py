@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +55,14 @@ from ..reference.model import inspect, load, resolve_path
 try:
     import gymnasium
 except ImportError:  # the gymnasium backend is skipped; everything else runs
-    gymnasium = None
+    gymnasium = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[2]  # the source checkout (bench/, build*/), when run from one
 DEFAULT_OUT = Path("mdvec-bench-results")  # relative: under the current directory
-C_BENCH_HELP = ("set MDVEC_BENCH (or --c-bench) to an mdvec_bench binary, or build one in a source checkout: "
-                "meson setup build && ninja -C build bench/mdvec_bench")
+C_BENCH_HELP = (
+    "set MDVEC_BENCH (or --c-bench) to an mdvec_bench binary, or build one in a source checkout: "
+    "meson setup build && ninja -C build bench/mdvec_bench"
+)
 THREAD_BUDGET = 8  # MDVEC_THREAD_BUDGET: above it mdvec needs allow_overcommit
 SPREAD_WARNING = 0.10  # warn when a cell's window rates spread more than this around the median
 LOAD_FRACTION = 0.5  # warn when the 1-minute load average exceeds this x cores
@@ -108,11 +110,19 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         """Return the cell as plain JSON data."""
-        return {"backend": self.backend, "workers": self.workers, "envs_per_worker": self.envs_per_worker,
-                "num_envs": self.num_envs, "steps_per_window": self.steps_per_window,
-                "median": _finite_or_none(self.median), "spread": _finite_or_none(self.spread),
-                "rates": self.rates, "windows": [asdict(w) for w in self.windows], "skipped": self.skipped,
-                "notes": self.notes}
+        return {
+            "backend": self.backend,
+            "workers": self.workers,
+            "envs_per_worker": self.envs_per_worker,
+            "num_envs": self.num_envs,
+            "steps_per_window": self.steps_per_window,
+            "median": _finite_or_none(self.median),
+            "spread": _finite_or_none(self.spread),
+            "rates": self.rates,
+            "windows": [asdict(w) for w in self.windows],
+            "skipped": self.skipped,
+            "notes": self.notes,
+        }
 
 
 def _finite_or_none(x: float) -> float | None:
@@ -180,8 +190,12 @@ class MdvecBackend(VecEnvBackend):
         from ..vecenv import VecEnv, lib
 
         self.env = VecEnv(num_envs, seed=seed, threads=workers, allow_overcommit=workers > THREAD_BUDGET)
-        self.notes = {"api": "VecEnv.step (copies obs, reward, done, info out)", "threads": self.env.threads,
-                      "allow_overcommit": workers > THREAD_BUDGET, "library_version": lib().mdvec_version()}
+        self.notes = {
+            "api": "VecEnv.step (copies obs, reward, done, info out)",
+            "threads": self.env.threads,
+            "allow_overcommit": workers > THREAD_BUDGET,
+            "library_version": lib().mdvec_version(),
+        }
 
 
 class ProcessesBackend(VecEnvBackend):
@@ -204,8 +218,9 @@ if gymnasium is not None:
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (self._env.obs_dim,), np.float32)
             self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (self._env.nu,), np.float32)
 
-        def reset(self, *, seed: int | None = None,
-                  options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        def reset(
+            self, *, seed: int | None = None, options: dict[str, Any] | None = None
+        ) -> tuple[np.ndarray, dict[str, Any]]:
             """Start an episode; return the observation and an empty info."""
             return self._env.reset(seed=seed), {}
 
@@ -237,11 +252,17 @@ class GymnasiumBackend(VecEnvBackend):
             kwargs["autoreset_mode"] = mode.SAME_STEP
         self.env = gymnasium.vector.AsyncVectorEnv([_gym_env_factory(seed + i) for i in range(num_envs)], **kwargs)
         cpus = _pin(self.env.processes, workers) if pin else None
-        self.notes = {"api": "AsyncVectorEnv.step", "gymnasium_version": gymnasium.__version__,
-                      "autoreset_mode": "SAME_STEP" if mode is not None else
-                      "default of this gymnasium version (AutoresetMode not available)",
-                      "shared_memory": True, "context": "spawn", "processes": num_envs,
-                      "pinned_cpus": cpus}
+        self.notes = {
+            "api": "AsyncVectorEnv.step",
+            "gymnasium_version": gymnasium.__version__,
+            "autoreset_mode": "SAME_STEP"
+            if mode is not None
+            else "default of this gymnasium version (AutoresetMode not available)",
+            "shared_memory": True,
+            "context": "spawn",
+            "processes": num_envs,
+            "pinned_cpus": cpus,
+        }
         self._seed = seed
 
     def reset(self) -> None:
@@ -305,7 +326,7 @@ class BatchDuck:
         a = np.clip(np.asarray(actions, np.float64), -1.0, 1.0)
         self.ctrl[:] = info.ctrl_home + cfg.action_scale * a
         hit = self.push_steps == self.t[:, None]
-        self.qvel[:, info.free_dof:info.free_dof + 2] += (hit[..., None] * self.push_vel).sum(axis=1)
+        self.qvel[:, info.free_dof : info.free_dof + 2] += (hit[..., None] * self.push_vel).sum(axis=1)
         self.batch.step(nstep=cfg.substeps, stage=mujoco.mjtStage.mjSTAGE_ACC)
         self.t += 1
         all_ids = slice(None)
@@ -313,8 +334,14 @@ class BatchDuck:
         reward, terms = self._reward(a)
         self.prev_action = a
         done = self.t >= cfg.episode_len
-        info_out = {"t": self.t.copy(), "pushed": hit.any(axis=1), **terms, "truncated": done,
-                    "terminated": np.zeros(self.n, bool), "terminal_obs": obs.copy()}
+        info_out = {
+            "t": self.t.copy(),
+            "pushed": hit.any(axis=1),
+            **terms,
+            "truncated": done,
+            "terminated": np.zeros(self.n, bool),
+            "terminal_obs": obs.copy(),
+        }
         self.obs = obs
         if done.any():
             self.reset(np.flatnonzero(done))
@@ -322,7 +349,7 @@ class BatchDuck:
 
     def _observe(self, ids: Any, a: np.ndarray) -> np.ndarray:
         info = self.info
-        gyro = self.sensordata[ids, info.gyro_adr:info.gyro_adr + 3]
+        gyro = self.sensordata[ids, info.gyro_adr : info.gyro_adr + 3]
         gravity = -self.xmat[ids, info.trunk, 6:9]
         q = self.qpos[ids][:, info.qadr] - info.q_home
         qd = self.qvel[ids][:, info.dadr]
@@ -332,7 +359,7 @@ class BatchDuck:
     def _reward(self, a: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         info = self.info
         q = self.qpos[:, info.qadr]
-        gyro = self.sensordata[:, info.gyro_adr:info.gyro_adr + 3]
+        gyro = self.sensordata[:, info.gyro_adr : info.gyro_adr + 3]
         h = self.xpos[:, info.trunk, 2]
         up = self.xmat[:, info.trunk, 8]
         fallen = h < info.h_home / 3
@@ -344,9 +371,17 @@ class BatchDuck:
         r_effort = np.mean(np.abs(self.actuator_force), axis=1)
         reward = 0.5 * (r_up + r_height + r_pose + r_still) - 0.05 * r_rate - 0.01 * r_effort
         reward[fallen] = 0.0
-        terms = {"fallen": fallen, "trunk_height": h.copy(), "upright_cos": up.copy(), "r_up": r_up,
-                 "r_height": r_height, "r_pose": r_pose, "r_still": r_still, "r_rate": r_rate,
-                 "r_effort": r_effort}
+        terms = {
+            "fallen": fallen,
+            "trunk_height": h.copy(),
+            "upright_cos": up.copy(),
+            "r_up": r_up,
+            "r_height": r_height,
+            "r_pose": r_pose,
+            "r_still": r_still,
+            "r_rate": r_rate,
+            "r_effort": r_effort,
+        }
         return reward, terms
 
 
@@ -357,8 +392,12 @@ class BatchBackend(VecEnvBackend):
 
     def __init__(self, num_envs: int, workers: int, seed: int) -> None:
         self.env = BatchDuck(num_envs, workers, seed)
-        self.notes = {"api": "mujoco.batch.Batch.step(nstep=substeps, stage=mjSTAGE_ACC) + numpy",
-                      "nthread": self.env.batch.nthread, "persistent": False, "bit_identical": False}
+        self.notes = {
+            "api": "mujoco.batch.Batch.step(nstep=substeps, stage=mjSTAGE_ACC) + numpy",
+            "nthread": self.env.batch.nthread,
+            "persistent": False,
+            "bit_identical": False,
+        }
 
     def close(self) -> None:
         """Nothing to free: the Batch goes with the object."""
@@ -379,9 +418,12 @@ class BareBatchBackend(Backend):
         self.rng = np.random.default_rng(seed)
         self.n = num_envs
         self.t = 0
-        self.notes = {"api": "mujoco.batch.Batch.step(nstep=substeps)", "nthread": self.batch.nthread,
-                      "ctrl": "home ctrl + action_scale * clip(action), as the task",
-                      "shoves": "n_pushes per episode, same window and speeds, own generator"}
+        self.notes = {
+            "api": "mujoco.batch.Batch.step(nstep=substeps)",
+            "nthread": self.batch.nthread,
+            "ctrl": "home ctrl + action_scale * clip(action), as the task",
+            "shoves": "n_pushes per episode, same window and speeds, own generator",
+        }
 
     def reset(self) -> None:
         cfg = self.cfg
@@ -398,7 +440,7 @@ class BareBatchBackend(Backend):
         self.ctrl[:] = info.ctrl_home + cfg.action_scale * np.clip(actions, -1.0, 1.0)
         hit = self.push_steps == self.t
         if hit.any():
-            self.qvel[:, info.free_dof:info.free_dof + 2] += (hit[..., None] * self.push_vel).sum(axis=1)
+            self.qvel[:, info.free_dof : info.free_dof + 2] += (hit[..., None] * self.push_vel).sum(axis=1)
         self.batch.step(nstep=cfg.substeps)
         self.t += 1
         if self.t >= cfg.episode_len:
@@ -412,14 +454,32 @@ class CBareBackend(Backend):
 
     def __init__(self, num_envs: int, workers: int, binary: Path) -> None:
         self.binary, self.num_envs, self.workers = binary, num_envs, workers
-        self.notes = {"api": f"{binary} --mode bare", "threads": workers,
-                      "timing": "the binary's own window timing (process start and model load excluded)"}
+        self.notes = {
+            "api": f"{binary} --mode bare",
+            "threads": workers,
+            "timing": "the binary's own window timing (process start and model load excluded)",
+        }
 
     def _run(self, window: list[str]) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "bare.json"
-            cmd = [str(self.binary), "--mode", "bare", "--threads", str(self.workers), "--envs", str(self.num_envs),
-                   "--windows", "1", "--no-reference", "--warmup-steps", "5", "--out", str(out), *window]
+            cmd = [
+                str(self.binary),
+                "--mode",
+                "bare",
+                "--threads",
+                str(self.workers),
+                "--envs",
+                str(self.num_envs),
+                "--windows",
+                "1",
+                "--no-reference",
+                "--warmup-steps",
+                "5",
+                "--out",
+                str(out),
+                *window,
+            ]
             if self.workers > THREAD_BUDGET:
                 cmd.append("--allow-overcommit")
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -458,18 +518,28 @@ def _governor() -> str:
 def machine_info() -> dict[str, Any]:
     """Return the machine as it is now: cores, load, CPU model, governor, date."""
     allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cores": os.cpu_count(), "cpus_allowed": allowed, "loadavg": list(os.getloadavg()),
-            "cpu_model": _cpu_model(), "governor": _governor(), "platform": platform.platform(),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    return {
+        "cores": os.cpu_count(),
+        "cpus_allowed": allowed,
+        "loadavg": list(os.getloadavg()),
+        "cpu_model": _cpu_model(),
+        "governor": _governor(),
+        "platform": platform.platform(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
 
 
 def versions() -> dict[str, Any]:
     """Return the versions of everything measured."""
     from .. import __version__
 
-    out: dict[str, Any] = {"python": platform.python_version(), "numpy": np.__version__,
-                           "mujoco": mujoco.__version__, "mdvec": __version__,
-                           "gymnasium": gymnasium.__version__ if gymnasium is not None else None}
+    out: dict[str, Any] = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "mujoco": mujoco.__version__,
+        "mdvec": __version__,
+        "gymnasium": gymnasium.__version__ if gymnasium is not None else None,
+    }
     try:
         from ..vecenv import lib
 
@@ -495,8 +565,12 @@ class Settings:
 
 
 BACKEND_CLASSES: dict[str, type[Backend]] = {
-    "mdvec": MdvecBackend, "processes": ProcessesBackend, "gymnasium": GymnasiumBackend,
-    "mujoco.batch": BatchBackend, "bare batch": BareBatchBackend, "bare C": CBareBackend,
+    "mdvec": MdvecBackend,
+    "processes": ProcessesBackend,
+    "gymnasium": GymnasiumBackend,
+    "mujoco.batch": BatchBackend,
+    "bare batch": BareBatchBackend,
+    "bare C": CBareBackend,
 }
 
 
@@ -551,7 +625,7 @@ def _open_backends(cells: list[Cell], s: Settings) -> dict[str, Backend]:
             backend.reset()
             live[cell.backend] = backend
             cell.notes = backend.notes
-        except Exception as exc:  # a backend that cannot run is reported, not fatal
+        except Exception as exc:  # noqa: BLE001 - a backend that cannot run is reported, not fatal
             cell.skipped = str(exc) if str(exc).startswith("skipped") else f"skipped: {type(exc).__name__}: {exc}"
             print(f"  {cell.backend}: {cell.skipped}", flush=True)
     return live
@@ -578,7 +652,7 @@ def run_config(index: int, workers: int, epw: int, s: Settings) -> list[Cell]:
         for name, backend in list(live.items()):
             try:
                 by_name[name].steps_per_window = backend.calibrate(probe, s.window_seconds)
-            except Exception as exc:  # one failing backend must not lose the others' results
+            except Exception as exc:  # noqa: BLE001 - one failing backend must not lose the others' results
                 _drop(live, by_name[name], f"failed in warmup: {type(exc).__name__}: {exc}", label)
         longest = max([by_name[k].steps_per_window for k in live] or [1])
         for r in range(s.rounds):
@@ -586,13 +660,16 @@ def run_config(index: int, workers: int, epw: int, s: Settings) -> list[Cell]:
             for name, backend in list(live.items()):
                 cell = by_name[name]
                 try:
-                    w = backend.run_window(actions[:cell.steps_per_window])
-                except Exception as exc:  # one failing backend must not lose the others' results
+                    w = backend.run_window(actions[: cell.steps_per_window])
+                except Exception as exc:  # noqa: BLE001 - one failing backend must not lose the others' results
                     _drop(live, cell, f"failed in window {r + 1}: {type(exc).__name__}: {exc}", label)
                     continue
                 cell.windows.append(w)
-                print(f"  [{label}] {name:13s} window {r + 1}/{s.rounds}: {w.rate:12,.0f} env-steps/s "
-                      f"({w.steps} steps, {w.seconds:.2f} s)", flush=True)
+                print(
+                    f"  [{label}] {name:13s} window {r + 1}/{s.rounds}: {w.rate:12,.0f} env-steps/s "
+                    f"({w.steps} steps, {w.seconds:.2f} s)",
+                    flush=True,
+                )
     finally:
         for backend in live.values():
             backend.close()
@@ -636,15 +713,19 @@ def check_warnings(before: dict[str, Any], after: dict[str, Any], cells: list[Ce
     cpus = min(before["cores"] or 1, before["cpus_allowed"] or 1)
     for when, m in (("at the start", before), ("at the end", after)):
         if m["loadavg"][0] > LOAD_FRACTION * cpus:
-            warnings.append(f"load average {m['loadavg'][0]:.2f} {when} is above {LOAD_FRACTION} x {cpus} CPUs: "
-                            "other work shares the machine")
+            warnings.append(
+                f"load average {m['loadavg'][0]:.2f} {when} is above {LOAD_FRACTION} x {cpus} CPUs: "
+                "other work shares the machine"
+            )
     warnings += [f"workers {w} exceeds the {cpus} CPUs: workers share CPUs" for w in s.workers if w > cpus]
     if before["governor"] not in ("unknown", "performance"):
         warnings.append(f"CPU frequency governor is {before['governor']!r}, not 'performance'")
     for c in cells:
         if c.windows and c.spread > SPREAD_WARNING:
-            warnings.append(f"{c.backend} W={c.workers} E/W={c.envs_per_worker}: window rates spread "
-                            f"{100 * c.spread:.0f}% around the median")
+            warnings.append(
+                f"{c.backend} W={c.workers} E/W={c.envs_per_worker}: window rates spread "
+                f"{100 * c.spread:.0f}% around the median"
+            )
     return warnings
 
 
@@ -664,16 +745,27 @@ def print_table(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any
     """Print medians per config and backend, then mdvec's ratios and the thread efficiencies."""
     others = [b for b in s.backends if b != "mdvec"]
     configs = [(w, e) for w in s.workers for e in s.envs_per_worker]
-    _print_grid("median env-steps/s (W workers, E envs per worker, N envs)", list(s.backends),
-                [(f"W={w} E={e} N={w * e}", [_median_of(cells, b, w, e) for b in s.backends]) for w, e in configs])
+    _print_grid(
+        "median env-steps/s (W workers, E envs per worker, N envs)",
+        list(s.backends),
+        [(f"W={w} E={e} N={w * e}", [_median_of(cells, b, w, e) for b in s.backends]) for w, e in configs],
+    )
     if "mdvec" in s.backends and others:
-        _print_grid("mdvec / other backend", others,
-                    [(f"W={r['workers']} E={r['envs_per_worker']}", [r["mdvec_over"][b] for b in others])
-                     for r in table_ratios])
+        _print_grid(
+            "mdvec / other backend",
+            others,
+            [
+                (f"W={r['workers']} E={r['envs_per_worker']}", [r["mdvec_over"][b] for b in others])
+                for r in table_ratios
+            ],
+        )
     if 1 in s.workers and len(s.workers) > 1:
         eff = {(r["backend"], r["workers"], r["envs_per_worker"]): r["efficiency"] for r in efficiencies(cells, s)}
-        _print_grid("thread efficiency: rate at W / (W x rate at 1)", list(s.backends),
-                    [(f"W={w} E={e}", [eff[b, w, e] for b in s.backends]) for w, e in configs])
+        _print_grid(
+            "thread efficiency: rate at W / (W x rate at 1)",
+            list(s.backends),
+            [(f"W={w} E={e}", [eff[b, w, e] for b in s.backends]) for w, e in configs],
+        )
 
 
 def plot(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any]], path: Path) -> str:
@@ -698,8 +790,15 @@ def plot(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any]], pat
         ratio = r["mdvec_over"].get("processes")
         top = max([v for (b, w, e), v in medians.items() if (w, e) == configs[i] and math.isfinite(v)] or [1.0])
         if ratio is not None:
-            ax.annotate(f"mdvec/processes\n{ratio:.1f}x", (i, top), ha="center", va="bottom", fontsize=8,
-                        xytext=(0, 4), textcoords="offset points")
+            ax.annotate(
+                f"mdvec/processes\n{ratio:.1f}x",
+                (i, top),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+                xytext=(0, 4),
+                textcoords="offset points",
+            )
     ax.set_yscale("log")
     ax.set_ylim(min(finite) / 2, max(finite) * 4)  # headroom for the annotations
     ax.set_xticks(range(len(configs)), [f"W={w}\nE/W={e}" for w, e in configs])
@@ -729,8 +828,9 @@ def default_workers() -> tuple[int, ...]:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """Parse the command line; presets fill what was not given."""
-    p = argparse.ArgumentParser(prog="python -m mdvec bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m mdvec bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--workers", type=_int_list, default=None, help="worker counts (default 1,2[,4,8,16 up to cores])")
     p.add_argument("--envs-per-worker", type=_int_list, default=None, help="envs per worker (default 1,8)")
     p.add_argument("--window-seconds", type=float, default=None, help="target window length (default 2)")
@@ -738,15 +838,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated subset of {','.join(BACKENDS)}")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="tiny settings for tests: W=1, E/W=1, 0.2 s, 2 rounds")
-    p.add_argument("--device-sweep", action="store_true",
-                   help=f"preset for a big machine: workers {','.join(map(str, DEVICE_SWEEP_WORKERS))} up to cores, "
-                        "1 s windows x 3 rounds (explicit flags win)")
+    p.add_argument(
+        "--device-sweep",
+        action="store_true",
+        help=f"preset for a big machine: workers {','.join(map(str, DEVICE_SWEEP_WORKERS))} up to cores, "
+        "1 s windows x 3 rounds (explicit flags win)",
+    )
     p.add_argument("--no-pin", action="store_true", help="leave gymnasium's per-env processes free to use any CPU")
-    p.add_argument("--c-bench", type=Path, default=None,
-                   help="the mdvec_bench binary for the 'bare C' rows (default: $MDVEC_BENCH, else the newest "
-                        "build*/bench/mdvec_bench of the source checkout mdvec runs from; none: those rows are skipped)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                   help=f"output folder, created if needed (default ./{DEFAULT_OUT}; the README's runs use bench/results)")
+    p.add_argument(
+        "--c-bench",
+        type=Path,
+        default=None,
+        help="the mdvec_bench binary for the 'bare C' rows (default: $MDVEC_BENCH, else the newest "
+        "build*/bench/mdvec_bench of the source checkout mdvec runs from; none: those rows are skipped)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"output folder, created if needed (default ./{DEFAULT_OUT}; the README's runs use bench/results)",
+    )
     p.add_argument("--no-plot", action="store_true")
     args = p.parse_args(argv)
     if args.c_bench is None:
@@ -755,8 +866,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     normal = {"workers": default_workers(), "envs_per_worker": (1, 8), "window_seconds": 2.0, "rounds": 5}
     if args.device_sweep:  # 10 configs x 6 backends: shorter windows keep it to about 4 minutes of windows
         cores = os.cpu_count() or 1
-        normal = {"workers": tuple(w for w in DEVICE_SWEEP_WORKERS if w <= cores) or (1,),
-                  "envs_per_worker": (1, 8), "window_seconds": 1.0, "rounds": 3}
+        normal = {
+            "workers": tuple(w for w in DEVICE_SWEEP_WORKERS if w <= cores) or (1,),
+            "envs_per_worker": (1, 8),
+            "window_seconds": 1.0,
+            "rounds": 3,
+        }
     for key, value in (quick if args.quick else normal).items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -779,12 +894,23 @@ def estimate_seconds(s: Settings) -> float:
 def main(argv: list[str]) -> int:
     """Run the side-by-side benchmark; write JSON (and PNG) under --out; return 0 on success."""
     args = parse_args(argv)
-    s = Settings(args.workers, args.envs_per_worker, args.window_seconds, args.rounds, args.seed, args.backends,
-                 not args.no_pin, args.c_bench)
+    s = Settings(
+        args.workers,
+        args.envs_per_worker,
+        args.window_seconds,
+        args.rounds,
+        args.seed,
+        args.backends,
+        not args.no_pin,
+        args.c_bench,
+    )
     before = machine_info()
-    print(f"side-by-side: {before['cores']} cores, load {before['loadavg'][0]:.2f}, {before['cpu_model']}; "
-          f"workers {s.workers}, envs per worker {s.envs_per_worker}, {s.window_seconds} s windows x {s.rounds} "
-          f"rounds; about {estimate_seconds(s):.0f} s of windows plus process start-up", flush=True)
+    print(
+        f"side-by-side: {before['cores']} cores, load {before['loadavg'][0]:.2f}, {before['cpu_model']}; "
+        f"workers {s.workers}, envs per worker {s.envs_per_worker}, {s.window_seconds} s windows x {s.rounds} "
+        f"rounds; about {estimate_seconds(s):.0f} s of windows plus process start-up",
+        flush=True,
+    )
     cells: list[Cell] = []
     configs = [(w, e) for w in s.workers for e in s.envs_per_worker]
     for index, (w, e) in enumerate(configs):
@@ -793,20 +919,33 @@ def main(argv: list[str]) -> int:
     table_ratios = ratios(cells, s)
     skipped = sorted({f"{c.backend}: {c.skipped}" for c in cells if c.skipped})
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"sidebyside_{datetime.now(timezone.utc).strftime('%Y%m%d-%H%M%S')}"
+    stem = args.out / f"sidebyside_{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
     plot_status = "plot skipped: --no-plot" if args.no_plot else plot(cells, s, table_ratios, stem.with_suffix(".png"))
     report = {
-        "tool": "mdvec.bench side-by-side", "date": before["date"], "machine": before, "machine_after": after,
+        "tool": "mdvec.bench side-by-side",
+        "date": before["date"],
+        "machine": before,
+        "machine_after": after,
         "versions": versions(),
-        "settings": {"workers": s.workers, "envs_per_worker": s.envs_per_worker, "window_seconds": s.window_seconds,
-                     "rounds": s.rounds, "seed": s.seed, "quick": args.quick, "device_sweep": args.device_sweep,
-                     "actions": "uniform [-1, 1] float32, pre-generated per window, the same for every backend",
-                     "order": "alternating windows, one per backend per round",
-                     "task": asdict(TaskConfig())},
-        "backends": {b: BACKEND_CLASSES[b].__doc__.splitlines()[0] for b in s.backends}, "skipped": skipped,
+        "settings": {
+            "workers": s.workers,
+            "envs_per_worker": s.envs_per_worker,
+            "window_seconds": s.window_seconds,
+            "rounds": s.rounds,
+            "seed": s.seed,
+            "quick": args.quick,
+            "device_sweep": args.device_sweep,
+            "actions": "uniform [-1, 1] float32, pre-generated per window, the same for every backend",
+            "order": "alternating windows, one per backend per round",
+            "task": asdict(TaskConfig()),
+        },
+        "backends": {b: (BACKEND_CLASSES[b].__doc__ or "").splitlines()[0] for b in s.backends},
+        "skipped": skipped,
         "results": [c.to_json() for c in cells],
-        "ratios": table_ratios, "efficiency": efficiencies(cells, s),
-        "warnings": check_warnings(before, after, cells, s), "plot": plot_status,
+        "ratios": table_ratios,
+        "efficiency": efficiencies(cells, s),
+        "warnings": check_warnings(before, after, cells, s),
+        "plot": plot_status,
     }
     print_table(cells, s, table_ratios)
     for w in report["warnings"]:

@@ -18,18 +18,21 @@ import numpy as np
 from ..reference.config import TaskConfig
 
 
-def hold_pose(push_speed: tuple[float, float], reward: str, seeds: int, episodes: int,
-              backend: str = "c") -> dict[str, Any]:
+def hold_pose(
+    push_speed: tuple[float, float], reward: str, seeds: int, episodes: int, backend: str = "c"
+) -> dict[str, Any]:
     """Return per-seed returns and survivals of the hold-pose policy."""
     steps = TaskConfig().episode_len * episodes
     returns, survivals = [], []
     for seed in range(seeds):
-        cfg = dict(push_speed=push_speed, reward=reward)
+        cfg: dict[str, Any] = dict(push_speed=push_speed, reward=reward)
         if backend == "c":
             from ..vecenv import VecEnv
+
             env: Any = VecEnv(1, seed=1000 * seed, threads=1, **cfg)
         else:
             from ..reference import ProcVecEnv
+
             env = ProcVecEnv(1, seed=1000 * seed, workers=1, **cfg)
         env.reset()
         zeros = np.zeros((1, env.nu))
@@ -41,11 +44,18 @@ def hold_pose(push_speed: tuple[float, float], reward: str, seeds: int, episodes
         env.close()
         returns.append(total / episodes)
         survivals.append(upright / steps)
-    return {"push_speed": list(push_speed), "reward": reward, "seeds": seeds, "episodes_per_seed": episodes,
-            "return_mean": float(np.mean(returns)), "return_sd": float(np.std(returns, ddof=1)) if seeds > 1 else 0.0,
-            "survival_mean": float(np.mean(survivals)),
-            "survival_sd": float(np.std(survivals, ddof=1)) if seeds > 1 else 0.0,
-            "returns": returns, "survivals": survivals}
+    return {
+        "push_speed": list(push_speed),
+        "reward": reward,
+        "seeds": seeds,
+        "episodes_per_seed": episodes,
+        "return_mean": float(np.mean(returns)),
+        "return_sd": float(np.std(returns, ddof=1)) if seeds > 1 else 0.0,
+        "survival_mean": float(np.mean(survivals)),
+        "survival_sd": float(np.std(survivals, ddof=1)) if seeds > 1 else 0.0,
+        "returns": returns,
+        "survivals": survivals,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,8 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scan", action="store_true", help="try several ranges around the default")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--episodes", type=int, default=20)
-    parser.add_argument("--backend", choices=["c", "reference"], default="c",
-                        help="c: mdvec.VecEnv (bit-identical to the reference, faster)")
+    parser.add_argument(
+        "--backend",
+        choices=["c", "reference"],
+        default="c",
+        help="c: mdvec.VecEnv (bit-identical to the reference, faster)",
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     ranges = [tuple(args.push_speed)]
@@ -70,9 +84,12 @@ def main(argv: list[str] | None = None) -> int:
             row = hold_pose(rng, reward, args.seeds, args.episodes, args.backend)
             rows.append(row)
             inside = "  (inside 30-70%)" if 0.3 <= row["survival_mean"] <= 0.7 else ""
-            print(f"{str(rng):>12s} {reward:>6s} {row['return_mean']:8.1f} +/- {row['return_sd']:5.1f} "
-                  f"{100 * row['survival_mean']:7.1f}% +/- {100 * row['survival_sd']:4.1f} "
-                  f"{time.perf_counter() - t0:6.1f}{inside}", flush=True)
+            print(
+                f"{rng!s:>12s} {reward:>6s} {row['return_mean']:8.1f} +/- {row['return_sd']:5.1f} "
+                f"{100 * row['survival_mean']:7.1f}% +/- {100 * row['survival_sd']:4.1f} "
+                f"{time.perf_counter() - t0:6.1f}{inside}",
+                flush=True,
+            )
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rows, indent=2))

@@ -20,8 +20,10 @@ def _contract(args: argparse.Namespace) -> int:
         return 2
     cases = contract.default_cases(quick=args.quick, tasks=tasks)
     t0 = time.perf_counter()
-    print(f"equality contract: {len(cases)} cases of {len(tasks)} task{'s' if len(tasks) > 1 else ''}, "
-          f"C env vs reference env, same draws and actions")
+    print(
+        f"equality contract: {len(cases)} cases of {len(tasks)} task{'s' if len(tasks) > 1 else ''}, "
+        f"C env vs reference env, same draws and actions"
+    )
     dot = contract.dot_report()
     if dot is not None:
         print(dot.describe())
@@ -31,34 +33,51 @@ def _contract(args: argparse.Namespace) -> int:
         if r.skipped:
             print(f"{r.name:44s} skipped: {r.skipped}", flush=True)
             return
-        print(f"{r.name:44s} {r.episodes:8d} {r.obs_identical:>8d}/{r.observations:<8d} "
-              f"{r.rewards_identical:>9d}/{r.steps:<9d} {r.info_mismatches:9d}"
-              + (f"  first mismatch: {r.first_mismatch}" if r.first_mismatch else ""), flush=True)
+        print(
+            f"{r.name:44s} {r.episodes:8d} {r.obs_identical:>8d}/{r.observations:<8d} "
+            f"{r.rewards_identical:>9d}/{r.steps:<9d} {r.info_mismatches:9d}"
+            + (f"  first mismatch: {r.first_mismatch}" if r.first_mismatch else ""),
+            flush=True,
+        )
 
     table = contract.report(cases, progress)
     seconds = time.perf_counter() - t0
     print()
-    print(f"{'task':26s} {'cases':>5s} {'episodes':>8s} {'values compared':>15s} {'bit-identical':>13s} "
-          f"{'mismatches':>10s}  status")
+    print(
+        f"{'task':26s} {'cases':>5s} {'episodes':>8s} {'values compared':>15s} {'bit-identical':>13s} "
+        f"{'mismatches':>10s}  status"
+    )
     for name, row in table["tasks"].items():
-        status = ("skipped: " + row["skipped"] if row["cases_run"] == 0 else
-                  "NOT EQUAL" if row["mismatches"] else
-                  "NOT PROVEN (numpy's dot unknown here)" if not row["proven"] else
-                  "EQUAL" if row["passed"] else
-                  f"{row['cases'] - row['cases_run']} of {row['cases']} cases skipped: {row['skipped']}")
+        status = (
+            "skipped: " + row["skipped"]
+            if row["cases_run"] == 0
+            else "NOT EQUAL"
+            if row["mismatches"]
+            else "NOT PROVEN (numpy's dot unknown here)"
+            if not row["proven"]
+            else "EQUAL"
+            if row["passed"]
+            else f"{row['cases'] - row['cases_run']} of {row['cases']} cases skipped: {row['skipped']}"
+        )
         if row["cases_run"] == 0:
             print(f"{name:26s} {row['cases']:5d} {'-':>8s} {'-':>15s} {'-':>13s} {'-':>10s}  {status}")
         else:
-            print(f"{name:26s} {row['cases']:5d} {row['episodes']:8d} {row['values']:15d} {row['values_identical']:13d} "
-                  f"{row['mismatches']:10d}  {status}")
+            print(
+                f"{name:26s} {row['cases']:5d} {row['episodes']:8d} {row['values']:15d} {row['values_identical']:13d} "
+                f"{row['mismatches']:10d}  {status}"
+            )
     t = table["total"]
     table["total"]["seconds"] = round(seconds, 2)
     pct = 100.0 * t["obs_identical"] / max(t["observations"], 1)
-    print(f"total: {t['episodes']} episodes, {t['observations']} observations, {pct:.2f}% bit-identical, "
-          f"{t['rewards_identical']}/{t['steps']} rewards bit-identical, {t['flag_mismatches']} flag and "
-          f"{t['info_mismatches']} info mismatches")
-    print(f"       {t['values_identical']}/{t['values']} values bit-identical; {t['passed']} of {t['cases']} cases "
-          f"passed, {t['skipped']} skipped; {seconds:.1f} s")
+    print(
+        f"total: {t['episodes']} episodes, {t['observations']} observations, {pct:.2f}% bit-identical, "
+        f"{t['rewards_identical']}/{t['steps']} rewards bit-identical, {t['flag_mismatches']} flag and "
+        f"{t['info_mismatches']} info mismatches"
+    )
+    print(
+        f"       {t['values_identical']}/{t['values']} values bit-identical; {t['passed']} of {t['cases']} cases "
+        f"passed, {t['skipped']} skipped; {seconds:.1f} s"
+    )
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(table, indent=2))
@@ -81,25 +100,33 @@ def _demo(args: argparse.Namespace) -> int:
     from . import contract
 
     print("1/2 equality: C env vs Python reference on the built-in duck (3 cases)")
-    cases = [c for c in contract.default_cases(quick=True) if c.name in ("v1 random", "dr + sensor noise + init noise v1", "vector 4 envs x 2 threads, autoreset")]
+    cases = [
+        c
+        for c in contract.default_cases(quick=True)
+        if c.name in ("v1 random", "dr + sensor noise + init noise v1", "vector 4 envs x 2 threads, autoreset")
+    ]
     total = contract.report(cases)["total"]
-    print(f"    {total['observations']} observations, {total['obs_identical']} bit-identical; "
-          f"{total['steps']} rewards, {total['rewards_identical']} bit-identical")
+    print(
+        f"    {total['observations']} observations, {total['obs_identical']} bit-identical; "
+        f"{total['steps']} rewards, {total['rewards_identical']} bit-identical"
+    )
     print(f"2/2 throughput: hold-pose policy, {args.envs} envs")
     with VecEnv(args.envs, seed=0, threads=args.threads) as env:
         env.reset()
         zeros = np.zeros((env.num_envs, env.nu))
         steps, t0 = 0, time.perf_counter()
-        returns, done_returns, ret = [], [], np.zeros(env.num_envs)
+        done_returns, ret = [], np.zeros(env.num_envs)
         while time.perf_counter() - t0 < args.seconds:
-            _, reward, done, info = env.step(zeros)
+            _, reward, done, _ = env.step(zeros)
             ret += reward
             done_returns += ret[done].tolist()
             ret[done] = 0
             steps += 1
         rate = steps * env.num_envs / (time.perf_counter() - t0)
-        print(f"    {rate:,.0f} env-steps/s on {env.threads} threads; {len(done_returns)} episodes, "
-              f"mean hold-pose return {np.mean(done_returns) if done_returns else float('nan'):.1f} (max 500)")
+        print(
+            f"    {rate:,.0f} env-steps/s on {env.threads} threads; {len(done_returns)} episodes, "
+            f"mean hold-pose return {np.mean(done_returns) if done_returns else float('nan'):.1f} (max 500)"
+        )
     return 0 if total["identical"] else 1
 
 
@@ -112,39 +139,57 @@ def _version_line() -> str:
 
         L = lib()
         number, mj = L.mdvec_version(), L.mdvec_mujoco_version()
-        where = (f"libmdvec {number // 10000}.{number // 100 % 100}.{number % 100} ({L.path}), "
-                 f"MuJoCo {mj // 1000000}.{mj // 1000 % 1000}.{mj % 1000}")
+        where = (
+            f"libmdvec {number // 10000}.{number // 100 % 100}.{number % 100} ({L.path}), "
+            f"MuJoCo {mj // 1000000}.{mj // 1000 % 1000}.{mj % 1000}"
+        )
     except (ImportError, OSError) as exc:
         where = f"libmdvec not loadable: {exc}"
     return f"mdvec {__version__}; {where}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mdvec", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     description="mdvec's commands; python -m mdvec COMMAND -h shows a command's options.")
+    parser = argparse.ArgumentParser(
+        prog="python -m mdvec",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="mdvec's commands; python -m mdvec COMMAND -h shows a command's options.",
+    )
     parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("demo", help="equality check and throughput on the built-in duck",
-                       description="1/2: the C env against the Python reference on 3 quick cases (counts of "
-                                   "bit-identical observations and rewards); 2/2: hold-pose env-steps/s of "
-                                   "mdvec.VecEnv. Exit status 1 when any value differs.")
+    p = sub.add_parser(
+        "demo",
+        help="equality check and throughput on the built-in duck",
+        description="1/2: the C env against the Python reference on 3 quick cases (counts of "
+        "bit-identical observations and rewards); 2/2: hold-pose env-steps/s of "
+        "mdvec.VecEnv. Exit status 1 when any value differs.",
+    )
     p.add_argument("--envs", type=int, default=16, help="envs in the throughput part (default 16)")
-    p.add_argument("--threads", type=int, default=None,
-                   help="threads for the throughput part, the caller included (default: "
-                        "min(envs, cores, 8))")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for the throughput part, the caller included (default: min(envs, cores, 8))",
+    )
     p.add_argument("--seconds", type=float, default=3.0, help="how long the throughput part runs (default 3)")
     p.set_defaults(func=_demo)
     from ..gym_tasks import GYM_TASKS  # light (contract imports numpy and the library): the names only
 
-    p = sub.add_parser("contract", help="compare the C env with the reference, every feature, every task",
-                       description="Per task, the C env against its reference (the duck: the Python reference and "
-                                   "its Gymnasium/SB3 adapters; each Gymnasium MuJoCo v5 task: make_vec('mdvec/ID') "
-                                   "against Gymnasium's own make_vec(ID, 'sync')), same seeds and actions, every "
-                                   "value compared bit for bit. Exit status 1 when any value differs, 2 for an "
-                                   "unknown --task. Without gymnasium the v5 tasks are listed as skipped.")
+    p = sub.add_parser(
+        "contract",
+        help="compare the C env with the reference, every feature, every task",
+        description="Per task, the C env against its reference (the duck: the Python reference and "
+        "its Gymnasium/SB3 adapters; each Gymnasium MuJoCo v5 task: make_vec('mdvec/ID') "
+        "against Gymnasium's own make_vec(ID, 'sync')), same seeds and actions, every "
+        "value compared bit for bit. Exit status 1 when any value differs, 2 for an "
+        "unknown --task. Without gymnasium the v5 tasks are listed as skipped.",
+    )
     p.add_argument("--quick", action="store_true", help="one episode (script run) per case, fewer envs")
-    p.add_argument("--task", action="append", metavar="NAME[,NAME...]",
-                   help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}")
+    p.add_argument(
+        "--task",
+        action="append",
+        metavar="NAME[,NAME...]",
+        help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}",
+    )
     p.add_argument("--json", default=None, help="write the table here")
     p.set_defaults(func=_contract)
     for name, text in FORWARDED.items():  # each has its own argparse (and -h): the rest goes to it untouched
@@ -172,4 +217,3 @@ def _forward(name: str, args: argparse.Namespace) -> int:
     """Import the subcommand's module only now (train/evaluate import torch and SB3 lazily too)."""
     module = importlib.import_module(f".{name}", __package__)
     return module.main(args.rest)
-

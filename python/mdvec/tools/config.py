@@ -52,6 +52,7 @@ def read_pc(path: Path) -> dict[str, str]:
             if match.group(1) not in variables:
                 raise ConfigError(f"{path}:{line_no}: undefined variable ${{{match.group(1)}}}")
             return variables[match.group(1)]
+
         return _VARIABLE.sub(one, text)
 
     for line_no, line in enumerate(path.read_text().splitlines(), 1):
@@ -73,9 +74,11 @@ def pc_path() -> Path:
     """Return the package's mdvec.pc; raise ConfigError when this mdvec is not a pip install."""
     path = package_dir() / PC_FILE
     if not path.is_file():
-        raise ConfigError(f"no {path}: this mdvec ({package_dir()}) is not a pip install of the wheel. "
-                          "Install it (bash ci/build_wheel.sh dist && pip install dist/mdvec-*.whl), or in "
-                          "a source checkout use the mdvec.pc that meson install writes (docs/install.md)")
+        raise ConfigError(
+            f"no {path}: this mdvec ({package_dir()}) is not a pip install of the wheel. "
+            "Install it (bash ci/build_wheel.sh dist && pip install dist/mdvec-*.whl), or in "
+            "a source checkout use the mdvec.pc that meson install writes (docs/install.md)"
+        )
     return path
 
 
@@ -84,12 +87,16 @@ def model_file(task: str) -> str:
     from ..gym_tasks import GYM_TASKS
 
     if task not in GYM_TASKS:
-        raise ConfigError(f"--model: unknown task {task!r}; the Gymnasium tasks are {', '.join(GYM_TASKS)} "
-                          "(the duck's models are built into libmdvec)")
+        raise ConfigError(
+            f"--model: unknown task {task!r}; the Gymnasium tasks are {', '.join(GYM_TASKS)} "
+            "(the duck's models are built into libmdvec)"
+        )
     path = os.path.join(gym_assets(), GYM_TASKS[task].xml_file)
     if not os.path.isfile(path):
-        raise ConfigError(f"--model {task}: the installed gymnasium has no {path}; "
-                          "pip install 'mdvec[gymnasium]' installs a Gymnasium that has it")
+        raise ConfigError(
+            f"--model {task}: the installed gymnasium has no {path}; "
+            "pip install 'mdvec[gymnasium]' installs a Gymnasium that has it"
+        )
     return path
 
 
@@ -106,17 +113,31 @@ def gym_assets() -> str:
 def parser(prog: str = "mdvec-config") -> argparse.ArgumentParser:
     """Return the command line's parser (exit status 2 and usage on stderr for an unknown flag)."""
     p = argparse.ArgumentParser(
-        prog=prog, description="Print what a C/C++ build needs to use the pip-installed libmdvec: "
-                               "cc prog.c $(mdvec-config --cflags --libs). Same as python -m mdvec config.")
+        prog=prog,
+        description="Print what a C/C++ build needs to use the pip-installed libmdvec: "
+        "cc prog.c $(mdvec-config --cflags --libs). Same as python -m mdvec config.",
+    )
     p.add_argument("--cflags", action="store_true", help="compiler flags: -I to the package's include/ (mdvec.h)")
-    p.add_argument("--libs", action="store_true",
-                   help="linker flags: the package's libmdvec.so.1, an rpath to it, an rpath-link to mujoco's")
-    p.add_argument("--pkgconfigdir", action="store_true",
-                   help="the folder of mdvec.pc, for PKG_CONFIG_PATH (relocatable: paths relative to it)")
-    p.add_argument("--gym-assets", action="store_true",
-                   help="Gymnasium's MuJoCo model folder (gymnasium/envs/mujoco/assets); needs gymnasium")
-    p.add_argument("--model", metavar="TASK",
-                   help="the default model file of a Gymnasium task (e.g. Hopper-v5), for its xml_file option")
+    p.add_argument(
+        "--libs",
+        action="store_true",
+        help="linker flags: the package's libmdvec.so.1, an rpath to it, an rpath-link to mujoco's",
+    )
+    p.add_argument(
+        "--pkgconfigdir",
+        action="store_true",
+        help="the folder of mdvec.pc, for PKG_CONFIG_PATH (relocatable: paths relative to it)",
+    )
+    p.add_argument(
+        "--gym-assets",
+        action="store_true",
+        help="Gymnasium's MuJoCo model folder (gymnasium/envs/mujoco/assets); needs gymnasium",
+    )
+    p.add_argument(
+        "--model",
+        metavar="TASK",
+        help="the default model file of a Gymnasium task (e.g. Hopper-v5), for its xml_file option",
+    )
     return p
 
 

@@ -18,28 +18,30 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .._mjwarn import collected
 from ..gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
+from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..reference import DuckEnv
 from ..reference.vec_common import info_dtypes
-from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..vecenv import Env, VecEnv, numpy_refusal, task_meta, task_names, task_uses_numpy_dot
 
 DUCK = "duck"
 # mdvec's own tasks: the catalogue's others that declare a Python reference ("module:attr"), compared with it
 # like the v5 tasks with Gymnasium's (v5_cases).
-OWN_TASKS: tuple[str, ...] = tuple(t for t in task_names()
-                                   if t != DUCK and t not in GYM_TASKS and task_meta(t, "id") and task_meta(t, "reference"))
+OWN_TASKS: tuple[str, ...] = tuple(
+    t for t in task_names() if t != DUCK and t not in GYM_TASKS and task_meta(t, "id") and task_meta(t, "reference")
+)
 # Every task the contract knows, in report order: --task takes these names.
 TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS, *OWN_TASKS)
 
 # The real Open Duck Mini v2 (test data beside a checkout, never shipped); $MDVEC_REAL_DUCK overrides.
-REAL_DUCK = Path(os.environ.get("MDVEC_REAL_DUCK",
-                                Path(__file__).resolve().parents[3] / "shared" / "models" / "open_duck_mini_v2"))
+REAL_DUCK = Path(
+    os.environ.get("MDVEC_REAL_DUCK", Path(__file__).resolve().parents[3] / "shared" / "models" / "open_duck_mini_v2")
+)
 
 
 @dataclass
@@ -82,9 +84,13 @@ class Result:
 
     @property
     def identical(self) -> bool:
-        return (self.obs_identical == self.observations and self.rewards_identical == self.steps
-                and self.flag_mismatches == 0 and self.info_mismatches == 0
-                and self.values_identical == self.values)
+        return (
+            self.obs_identical == self.observations
+            and self.rewards_identical == self.steps
+            and self.flag_mismatches == 0
+            and self.info_mismatches == 0
+            and self.values_identical == self.values
+        )
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -131,7 +137,9 @@ def explain(ref: Any, got: Any, names: tuple[str, str] = ("reference", "mdvec"))
         return ""
     x = np.ascontiguousarray(a).reshape(-1)
     y = np.ascontiguousarray(b).reshape(-1)
-    differ = np.flatnonzero(np.any(x.view(np.uint8).reshape(x.size, -1) != y.view(np.uint8).reshape(y.size, -1), axis=1))
+    differ = np.flatnonzero(
+        np.any(x.view(np.uint8).reshape(x.size, -1) != y.view(np.uint8).reshape(y.size, -1), axis=1)
+    )
     if differ.size == 0:
         return ""
     k = int(differ[0])
@@ -141,7 +149,7 @@ def explain(ref: Any, got: Any, names: tuple[str, str] = ("reference", "mdvec"))
         if np.isnan(x[k]) or np.isnan(y[k]):
             dist = "a NaN against a number" if np.isnan(x[k]) != np.isnan(y[k]) else "NaNs of other bits"
         else:
-            n = int(abs(_order_keys(x[k:k + 1])[0] - _order_keys(y[k:k + 1])[0]))
+            n = int(abs(_order_keys(x[k : k + 1])[0] - _order_keys(y[k : k + 1])[0]))
             dist = f"{n} ulp{'s' if n != 1 else ''} apart" + (" (signed zeros)" if n == 0 else "")
         text = f"{a_name} {float(u).hex()} ({u!r}) vs {b_name} {float(v).hex()} ({v!r}), {dist}"
     else:
@@ -290,8 +298,10 @@ def select_tasks(names: list[str] | None) -> list[str]:
     wanted = [n.strip() for arg in names for n in arg.split(",") if n.strip()]
     unknown = [n for n in wanted if n not in TASKS]
     if unknown:
-        raise ValueError(f"unknown task{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-                         f"valid tasks: {', '.join(TASKS)}")
+        raise ValueError(
+            f"unknown task{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"valid tasks: {', '.join(TASKS)}"
+        )
     if not wanted:
         raise ValueError(f"no task named; valid tasks: {', '.join(TASKS)}")
     return [t for t in TASKS if t in wanted]
@@ -322,15 +332,21 @@ def _duck_cases(quick: bool) -> list[Case]:
         Case("dr + sensor noise + init noise v1", {"dr": True, "sensor_noise": True, "reward": "v1"}, ep, seed=12),
         Case("replay: dr + init noise 0.02", {"dr": True, "init_noise": 0.02}, ep, replay=True),
         Case("replay: latency 2, 5 pushes", {"latency": 2, "n_pushes": 5}, ep, replay=True),
-        Case("vector 4 envs x 2 threads, autoreset", {"sensor_noise": True, "dr": True}, 1 if quick else 2,
-             num_envs=4, threads=2),
+        Case(
+            "vector 4 envs x 2 threads, autoreset",
+            {"sensor_noise": True, "dr": True},
+            1 if quick else 2,
+            num_envs=4,
+            threads=2,
+        ),
     ]
     cases += gym_cases(quick)
     if REAL_DUCK.is_dir():
         cases += [
             Case("real duck", {"model": str(REAL_DUCK / "scene_flat_terrain.xml")}, ep),
-            Case("real duck backlash dr", {"model": str(REAL_DUCK / "scene_flat_terrain_backlash.xml"),
-                                           "dr": True}, ep),
+            Case(
+                "real duck backlash dr", {"model": str(REAL_DUCK / "scene_flat_terrain_backlash.xml"), "dr": True}, ep
+            ),
         ]
     return cases
 
@@ -348,8 +364,17 @@ def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
         rows.append(result.as_dict())
         if progress:
             progress(result)
-    keys = ("episodes", "steps", "observations", "obs_identical", "rewards_identical", "flag_mismatches",
-            "info_mismatches", "values", "values_identical")
+    keys = (
+        "episodes",
+        "steps",
+        "observations",
+        "obs_identical",
+        "rewards_identical",
+        "flag_mismatches",
+        "info_mismatches",
+        "values",
+        "values_identical",
+    )
     total: dict[str, Any] = {k: sum(r[k] for r in rows) for k in keys}
     total["identical"] = all(r["identical"] for r in rows)
     total["cases"] = len(rows)
@@ -360,8 +385,12 @@ def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
     total["passed"] = sum(1 for r in rows if r["passed"])
     total["not_proven"] = [t for t, row in tasks.items() if not row["proven"] and row["cases_run"]]
     dot = dot_report()
-    return {"numpy_dot": asdict(dot) | {"describe": dot.describe(), "arithmetic": arithmetic()} if dot else None,
-            "cases": rows, "tasks": tasks, "total": total}
+    return {
+        "numpy_dot": asdict(dot) | {"describe": dot.describe(), "arithmetic": arithmetic()} if dot else None,
+        "cases": rows,
+        "tasks": tasks,
+        "total": total,
+    }
 
 
 def dot_report() -> NumpyDot | None:
@@ -378,8 +407,8 @@ def _proven(task: str) -> bool:
 
 def task_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Sum case rows per task (in TASKS order): cases, episodes, values compared, bit-identical,
-    mismatches (values - identical, plus structural misses the values do not show), skipped, proven (False:
-the task rests on a numpy dot not proven exact here, see _proven), passed."""
+        mismatches (values - identical, plus structural misses the values do not show), skipped, proven (False:
+    the task rests on a numpy dot not proven exact here, see _proven), passed."""
     out: dict[str, dict[str, Any]] = {}
     for task in [t for t in TASKS if any(r["task"] == t for r in rows)]:
         mine = [r for r in rows if r["task"] == task]
@@ -389,10 +418,18 @@ the task rests on a numpy dot not proven exact here, see _proven), passed."""
         extra = sum(1 for r in ran if not r["identical"] and r["values"] == r["values_identical"])
         reasons = sorted({r["skipped"] for r in mine if r["skipped"]})
         proven = _proven(task)
-        out[task] = {"cases": len(mine), "cases_run": len(ran), "episodes": sum(r["episodes"] for r in ran),
-                     "steps": sum(r["steps"] for r in ran), "values": values, "values_identical": same,
-                     "mismatches": values - same + extra, "skipped": "; ".join(reasons), "proven": proven,
-                     "passed": bool(ran) and len(ran) == len(mine) and all(r["identical"] for r in ran) and proven}
+        out[task] = {
+            "cases": len(mine),
+            "cases_run": len(ran),
+            "episodes": sum(r["episodes"] for r in ran),
+            "steps": sum(r["steps"] for r in ran),
+            "values": values,
+            "values_identical": same,
+            "mismatches": values - same + extra,
+            "skipped": "; ".join(reasons),
+            "proven": proven,
+            "passed": bool(ran) and len(ran) == len(mine) and all(r["identical"] for r in ran) and proven,
+        }
     return out
 
 
@@ -401,7 +438,7 @@ the task rests on a numpy dot not proven exact here, see _proven), passed."""
 # reference single env (gymnasium.make_vec(..., vectorization_mode="sync", backend="reference") and
 # SB3's DummyVecEnv), same seeds, same actions, every output compared bit for bit with its dtype.
 
-GYM_ID = task_meta(DUCK, "id")  # "mdvec/DuckBalance-v0", as the duck declares it
+GYM_ID = task_meta(DUCK, "id") or ""  # "mdvec/DuckBalance-v0", as the duck declares it
 # Short episodes so that autoresets come often; noise on so that seeding shows in every value.
 GYM_OPTIONS: dict[str, Any] = {"episode_len": 24, "push_window": (2, 20), "sensor_noise": True, "init_noise": 0.02}
 
@@ -419,11 +456,22 @@ def gym_cases(quick: bool = False) -> list[Case]:
     cases = []
     if _have("gymnasium"):
         for mode in ("next_step", "same_step", "disabled"):
-            cases.append(Case(f"gymnasium make_vec {mode} 4 envs vs sync", dict(GYM_OPTIONS), 1, seed=7,
-                              num_envs=4, threads=2, kind="gym", autoreset=mode))
+            cases.append(
+                Case(
+                    f"gymnasium make_vec {mode} 4 envs vs sync",
+                    dict(GYM_OPTIONS),
+                    1,
+                    seed=7,
+                    num_envs=4,
+                    threads=2,
+                    kind="gym",
+                    autoreset=mode,
+                )
+            )
     if _have("gymnasium") and _have("stable_baselines3"):
-        cases.append(Case("sb3 VecEnv 4 envs vs DummyVecEnv", dict(GYM_OPTIONS), 1, seed=5, num_envs=4,
-                          threads=2, kind="sb3"))
+        cases.append(
+            Case("sb3 VecEnv 4 envs vs DummyVecEnv", dict(GYM_OPTIONS), 1, seed=5, num_envs=4, threads=2, kind="sb3")
+        )
     return cases
 
 
@@ -433,8 +481,10 @@ def same_array(a: Any, b: Any) -> bool:
     if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype == object:
-        return all((x is None and y is None) or (x is not None and y is not None and same_array(x, y))
-                   for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+        return all(
+            (x is None and y is None) or (x is not None and y is not None and same_array(x, y))
+            for x, y in zip(a.ravel().tolist(), b.ravel().tolist())
+        )
     return a.tobytes() == b.tobytes()
 
 
@@ -474,8 +524,11 @@ def count_values(ref: Any, got: Any) -> tuple[int, int]:
         return n, same
     if isinstance(ref, np.ndarray) or isinstance(got, np.ndarray):
         size = max(getattr(ref, "size", 1), 1)
-        if not (isinstance(ref, np.ndarray) and isinstance(got, np.ndarray)) or ref.dtype != got.dtype \
-                or ref.shape != got.shape:
+        if (
+            not (isinstance(ref, np.ndarray) and isinstance(got, np.ndarray))
+            or ref.dtype != got.dtype
+            or ref.shape != got.shape
+        ):
             return size, 0
         if ref.dtype == object:
             return count_values(ref.ravel().tolist(), got.ravel().tolist())
@@ -530,16 +583,26 @@ def vector_script(num_envs: int, seed: int) -> list[tuple[str, Any]]:
     first[: max(1, n // 2)] = True
     other = np.zeros(n, bool)
     other[-1] = True
-    return [("reset", {"seed": seed}), ("steps", 10),
-            ("reset", {"seed": [seed + 100 + i if i % 2 == 0 else None for i in range(n)],
-                       "options": {"reset_mask": first}}), ("steps", 20),
-            ("reset", {"options": {"reset_mask": other}}), ("steps", 33),
-            ("reset", {"seed": seed + 1000}), ("steps", 30),
-            ("reset", {}), ("steps", 5)]
+    return [
+        ("reset", {"seed": seed}),
+        ("steps", 10),
+        (
+            "reset",
+            {"seed": [seed + 100 + i if i % 2 == 0 else None for i in range(n)], "options": {"reset_mask": first}},
+        ),
+        ("steps", 20),
+        ("reset", {"options": {"reset_mask": other}}),
+        ("steps", 33),
+        ("reset", {"seed": seed + 1000}),
+        ("steps", 30),
+        ("reset", {}),
+        ("steps", 5),
+    ]
 
 
-def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0,
-                        actions: Any = None) -> None:
+def compare_vector_envs(
+    ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0, actions: Any = None
+) -> None:
     """Play a script on a reference Gymnasium VectorEnv and an mdvec one, tallying every output.
 
     With autoreset disabled, envs that finished are reset with a reset mask after each step (on both).
@@ -603,22 +666,40 @@ def compare_vector_envs(ref: Any, got: Any, script: list[tuple[str, Any]], resul
             check_info(r_info, g_info, where)
             done = r_term | r_trunc
             if disabled and done.any():
-                check_reset(ref.reset(options={"reset_mask": done.copy()}),
-                            got.reset(options={"reset_mask": done.copy()}), f"{where} reset of finished envs")
+                check_reset(
+                    ref.reset(options={"reset_mask": done.copy()}),
+                    got.reset(options={"reset_mask": done.copy()}),
+                    f"{where} reset of finished envs",
+                )
 
 
 def _gym_vector(case: Case, result: Result) -> None:
     import gymnasium
-
-    import mdvec.adapters.gym  # noqa: F401 - registers the ids
     from gymnasium.vector import AutoresetMode
 
-    mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
-            "disabled": AutoresetMode.DISABLED}[case.autoreset]
-    ref = gymnasium.make_vec(GYM_ID, num_envs=case.num_envs, vectorization_mode="sync", backend="reference",
-                             vector_kwargs={"autoreset_mode": mode}, **case.cfg)
-    got = gymnasium.make_vec(GYM_ID, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
-                             threads=case.threads, autoreset_mode=mode, **case.cfg)
+    import mdvec.adapters.gym  # noqa: F401 - registers the ids
+
+    mode = {
+        "next_step": AutoresetMode.NEXT_STEP,
+        "same_step": AutoresetMode.SAME_STEP,
+        "disabled": AutoresetMode.DISABLED,
+    }[case.autoreset]
+    ref = gymnasium.make_vec(
+        GYM_ID,
+        num_envs=case.num_envs,
+        vectorization_mode="sync",
+        backend="reference",
+        vector_kwargs={"autoreset_mode": mode},
+        **case.cfg,
+    )
+    got = gymnasium.make_vec(
+        GYM_ID,
+        num_envs=case.num_envs,
+        vectorization_mode="vector_entry_point",
+        threads=case.threads,
+        autoreset_mode=mode,
+        **case.cfg,
+    )
     try:
         compare_vector_envs(ref, got, vector_script(case.num_envs, case.seed), result, case.seed)
     finally:
@@ -644,8 +725,15 @@ def diff_sb3_infos(ref: list[dict[str, Any]], got: list[dict[str, Any]], where: 
 
 def sb3_script(seed: int) -> list[tuple[str, Any]]:
     """Resets (constructor seeds, seed(), unseeded) between runs of steps that span autoresets."""
-    return [("reset", None), ("steps", 30), ("seed", seed + 50), ("reset", None), ("steps", 55),
-            ("reset", None), ("steps", 10)]
+    return [
+        ("reset", None),
+        ("steps", 30),
+        ("seed", seed + 50),
+        ("reset", None),
+        ("steps", 55),
+        ("reset", None),
+        ("steps", 10),
+    ]
 
 
 def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: Result, actions_seed: int = 0) -> None:
@@ -738,9 +826,20 @@ def v5_cases(task: str, quick: bool = False) -> list[Case]:
     and SAME_STEP."""
     n = 3 if quick else 4
     ep = 1 if quick else 2  # runs of vector_script (each reseeded differently)
-    return [Case(f"{task} make_vec {mode}", {"max_episode_steps": V5_MAX_STEPS}, ep,
-                 seed=11 + 97 * k, num_envs=n, threads=2, kind="v5", autoreset=mode, task=task)
-            for k, mode in enumerate(("next_step", "same_step"))]
+    return [
+        Case(
+            f"{task} make_vec {mode}",
+            {"max_episode_steps": V5_MAX_STEPS},
+            ep,
+            seed=11 + 97 * k,
+            num_envs=n,
+            threads=2,
+            kind="v5",
+            autoreset=mode,
+            task=task,
+        )
+        for k, mode in enumerate(("next_step", "same_step"))
+    ]
 
 
 _V5_UNAVAILABLE: str | None = None
@@ -777,28 +876,46 @@ def _v5_vector(case: Case, result: Result) -> None:
 
     import mdvec.adapters.gym  # noqa: F401 - registers the mdvec/ ids
 
-    mode = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
-            "disabled": AutoresetMode.DISABLED}[case.autoreset]
+    mode = {
+        "next_step": AutoresetMode.NEXT_STEP,
+        "same_step": AutoresetMode.SAME_STEP,
+        "disabled": AutoresetMode.DISABLED,
+    }[case.autoreset]
+    ref_kwargs: dict[str, Any]
     if case.task in GYM_TASKS:  # Gymnasium's own env, or mdvec's Python reference of the task
         ref_id, ref_kwargs, env_id = GYM_TASKS[case.task].gym_id, {}, GYM_TASKS[case.task].env_id
     else:
-        env_id = task_meta(case.task, "id")
+        env_id = task_meta(case.task, "id") or ""
         ref_id, ref_kwargs = env_id, {"backend": "reference"}
-    ref = gymnasium.make_vec(ref_id, num_envs=case.num_envs, vectorization_mode="sync",
-                             vector_kwargs={"autoreset_mode": mode}, **ref_kwargs, **case.cfg)
-    got = gymnasium.make_vec(env_id, num_envs=case.num_envs, vectorization_mode="vector_entry_point",
-                             threads=case.threads, autoreset_mode=mode, **case.cfg)
+    ref = gymnasium.make_vec(
+        ref_id,
+        num_envs=case.num_envs,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": mode},
+        **ref_kwargs,
+        **case.cfg,
+    )
+    got = gymnasium.make_vec(
+        env_id,
+        num_envs=case.num_envs,
+        vectorization_mode="vector_entry_point",
+        threads=case.threads,
+        autoreset_mode=mode,
+        **case.cfg,
+    )
     try:
-        for what, a, b in (("single_observation_space", ref.single_observation_space, got.single_observation_space),
-                           ("single_action_space", ref.single_action_space, got.single_action_space),
-                           ("autoreset_mode", ref.metadata["autoreset_mode"], got.metadata["autoreset_mode"])):
+        for what, a, b in (
+            ("single_observation_space", ref.single_observation_space, got.single_observation_space),
+            ("single_action_space", ref.single_action_space, got.single_action_space),
+            ("autoreset_mode", ref.metadata["autoreset_mode"], got.metadata["autoreset_mode"]),
+        ):
             result.values += 1
             if a == b:
                 result.values_identical += 1
             else:
                 result.info_mismatches += 1
                 result.first_mismatch = result.first_mismatch or f"{what}: {a!r} vs {b!r}"
-        space = ref.single_action_space
+        space = cast(gymnasium.spaces.Box, ref.single_action_space)
         actions = _bounded_actions(space.low, space.high)
         for run in range(case.episodes):  # each run of the script seeded differently
             seed = case.seed + 1000 * run

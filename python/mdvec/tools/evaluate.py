@@ -32,8 +32,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -80,8 +81,9 @@ def load_policy(path: str | Path, torch_threads: int = 1) -> Policy:
     return act
 
 
-def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str = "default",
-                 task: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_episodes(
+    policy: Policy, seeds: Sequence[int], episodes: int, variant: str = "default", task: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed (seeds in lockstep, batched policy calls); return the metrics."""
     from ..reference import DuckEnv
 
@@ -129,8 +131,9 @@ def run_episodes(policy: Policy, seeds: list[int], episodes: int, variant: str =
     }
 
 
-def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episodes: int,
-                      options: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_task_episodes(
+    policy: Policy | None, env: str, seeds: Sequence[int], episodes: int, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Run ``episodes`` episodes per seed of a libmdvec task other than the duck (one C env per seed, seeded
     once with it, then episodes back to back on its generator; seeds in lockstep, batched policy calls).
     ``policy`` None: all-zero actions, the baseline of a task without a hold pose."""
@@ -153,20 +156,38 @@ def run_task_episodes(policy: Policy | None, env: str, seeds: list[int], episode
                 lengths[active, ep] += 1
                 terminated[active, ep] = b["terminated"][active]
                 active &= ~(b["terminated"] | b["truncated"])
-    return {"return_mean": float(returns.mean()), "return_std": float(returns.std()),
-            "return_min": float(returns.min()), "return_per_seed": [float(v) for v in returns.mean(axis=1)],
-            "episode_len_mean": float(lengths.mean()), "terminated_share": float(terminated.mean()),
-            "episodes": int(n * episodes), "steps": int(lengths.sum())}
+    return {
+        "return_mean": float(returns.mean()),
+        "return_std": float(returns.std()),
+        "return_min": float(returns.min()),
+        "return_per_seed": [float(v) for v in returns.mean(axis=1)],
+        "episode_len_mean": float(lengths.mean()),
+        "terminated_share": float(terminated.mean()),
+        "episodes": int(n * episodes),
+        "steps": int(lengths.sum()),
+    }
 
 
-def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEEDS),
-             episodes: int = DEFAULT_EPISODES, variant: str = "default", task: dict[str, Any] | None = None,
-             baseline: bool = True, env: str = "duck") -> dict[str, Any]:
+def evaluate(
+    policy_path: str | Path | None,
+    seeds: Sequence[int] = DEFAULT_SEEDS,
+    episodes: int = DEFAULT_EPISODES,
+    variant: str = "default",
+    task: dict[str, Any] | None = None,
+    baseline: bool = True,
+    env: str = "duck",
+) -> dict[str, Any]:
     """Evaluate a policy file (None or "hold-pose": the baseline) and, unless told not to, the baseline: the
     hold-pose policy on the duck (its reference env), all-zero actions on another task (its C envs)."""
-    result: dict[str, Any] = {"policy": str(policy_path) if policy_path else "hold-pose", "seeds": list(seeds),
-                              "episodes_per_seed": episodes, "variant": variant, "task": dict(task or {}),
-                              "deterministic": True, "env": env}
+    result: dict[str, Any] = {
+        "policy": str(policy_path) if policy_path else "hold-pose",
+        "seeds": list(seeds),
+        "episodes_per_seed": episodes,
+        "variant": variant,
+        "task": dict(task or {}),
+        "deterministic": True,
+        "env": env,
+    }
     t0 = time.perf_counter()
     if env != "duck":
         if policy_path and str(policy_path) != "hold-pose":
@@ -185,61 +206,91 @@ def evaluate(policy_path: str | Path | None, seeds: list[int] = list(DEFAULT_SEE
         tr, hp = result["trained"], result["hold_pose"]
         ratio = tr["return_mean"] / hp["return_mean"] if hp["return_mean"] else float("nan")
         result["return_ratio"] = ratio
-        result["goal"] = {"survival_min": GOAL_SURVIVAL, "return_ratio_min": GOAL_RETURN_RATIO,
-                          "met": bool(tr["survival"] >= GOAL_SURVIVAL and ratio >= GOAL_RETURN_RATIO)}
+        result["goal"] = {
+            "survival_min": GOAL_SURVIVAL,
+            "return_ratio_min": GOAL_RETURN_RATIO,
+            "met": bool(tr["survival"] >= GOAL_SURVIVAL and ratio >= GOAL_RETURN_RATIO),
+        }
     result["wall_s"] = time.perf_counter() - t0
     return result
 
 
 def format_table(result: dict[str, Any]) -> str:
     """Return the evaluation as a small text table."""
-    cols = [(name, result[key]) for name, key in (("trained", "trained"), ("hold-pose", "hold_pose"),
-                                                  ("zero actions", "zero_actions")) if key in result]
+    cols = [
+        (name, result[key])
+        for name, key in (("trained", "trained"), ("hold-pose", "hold_pose"), ("zero actions", "zero_actions"))
+        if key in result
+    ]
     lines = [f"{'':28s}" + "".join(f"{name:>14s}" for name, _ in cols)]
-    for label, key, fmt in (("return (mean)", "return_mean", "{:14.1f}"), ("return (std)", "return_std", "{:14.1f}"),
-                            ("return (min)", "return_min", "{:14.1f}"), ("survival", "survival", "{:14.3f}"),
-                            ("upright share (cos > 0.9)", "upright_share", "{:14.3f}"),
-                            ("median trunk height (m)", "median_trunk_height", "{:14.4f}"),
-                            ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
-                            ("episodes without a fall", "episodes_without_fall", "{:14.3f}"),
-                            ("episode length (mean)", "episode_len_mean", "{:14.1f}"),
-                            ("episodes terminated", "terminated_share", "{:14.3f}")):
+    for label, key, fmt in (
+        ("return (mean)", "return_mean", "{:14.1f}"),
+        ("return (std)", "return_std", "{:14.1f}"),
+        ("return (min)", "return_min", "{:14.1f}"),
+        ("survival", "survival", "{:14.3f}"),
+        ("upright share (cos > 0.9)", "upright_share", "{:14.3f}"),
+        ("median trunk height (m)", "median_trunk_height", "{:14.4f}"),
+        ("  relative to home", "median_trunk_height_rel", "{:14.3f}"),
+        ("episodes without a fall", "episodes_without_fall", "{:14.3f}"),
+        ("episode length (mean)", "episode_len_mean", "{:14.1f}"),
+        ("episodes terminated", "terminated_share", "{:14.3f}"),
+    ):
         if all(key in m for _, m in cols):
             lines.append(f"{label:28s}" + "".join(fmt.format(m[key]) for _, m in cols))
     terms = list(cols[0][1].get("alive_step_means", {}))
     if terms:
         lines.append("per step while up (mean):")
         for key in terms:
-            lines.append(f"  {key:26s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}"
-                                                  for _, m in cols))
+            lines.append(
+                f"  {key:26s}" + "".join(f"{m['alive_step_means'].get(key, float('nan')):14.3f}" for _, m in cols)
+            )
     if "return_ratio" in result and "goal" not in result:
         lines.append(f"return ratio trained / zero actions: {result['return_ratio']:.3f}")
     if "goal" in result:
         g = result["goal"]
-        lines.append(f"return ratio trained / hold-pose: {result['return_ratio']:.3f}; goal (survival >= "
-                     f"{g['survival_min']} and ratio >= {g['return_ratio_min']}): {'met' if g['met'] else 'not met'}")
+        lines.append(
+            f"return ratio trained / hold-pose: {result['return_ratio']:.3f}; goal (survival >= "
+            f"{g['survival_min']} and ratio >= {g['return_ratio_min']}): {'met' if g['met'] else 'not met'}"
+        )
     return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from .train import task_option_help
 
-    p = argparse.ArgumentParser(prog="python -m mdvec evaluate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+    p = argparse.ArgumentParser(
+        prog="python -m mdvec evaluate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help(),
+    )
     p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
-    p.add_argument("--seeds", default=",".join(map(str, DEFAULT_SEEDS)),
-                   help="evaluation seeds, comma-separated (default %(default)s)")
+    p.add_argument(
+        "--seeds",
+        default=",".join(map(str, DEFAULT_SEEDS)),
+        help="evaluation seeds, comma-separated (default %(default)s)",
+    )
     p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES, help="episodes per seed (default %(default)s)")
-    p.add_argument("--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)")
+    p.add_argument(
+        "--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)"
+    )
     p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="task option (default: the policy's training options)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="task option (default: the policy's training options)",
+    )
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
-    p.add_argument("--out", default=None,
-                   help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "
-                        "one holding its run.json, else in the current folder: never beside a policy shipped in a "
-                        "package or a source tree)")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "
+        "one holding its run.json, else in the current folder: never beside a policy shipped in a "
+        "package or a source tree)",
+    )
     return p
 
 
@@ -278,20 +329,36 @@ def main(argv: list[str] | None = None) -> int:
         trained = args.policy != "hold-pose"
         saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
-        out = Path(args.out) if args.out else (
-            (run_folder(Path(args.policy)) or Path()) / f"eval_{Path(args.policy).stem}.json" if trained
-            else Path("eval_hold-pose.json"))
+        out = (
+            Path(args.out)
+            if args.out
+            else (
+                (run_folder(Path(args.policy)) or Path()) / f"eval_{Path(args.policy).stem}.json"
+                if trained
+                else Path("eval_hold-pose.json")
+            )
+        )
         writable_file(out, "--out")  # before the evaluation, not after it
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2
     where = "the reference duck" if env == DUCK else f"{env} (C envs, equal to its reference)"
-    print(f"evaluating {args.policy} on {where}: seeds {seeds} x {args.episodes} episodes, "
-          f"deterministic actions; task options {task or 'default'}" + (f", variant {variant}" if variant != "default" else ""),
-          flush=True)
+    print(
+        f"evaluating {args.policy} on {where}: seeds {seeds} x {args.episodes} episodes, "
+        f"deterministic actions; task options {task or 'default'}"
+        + (f", variant {variant}" if variant != "default" else ""),
+        flush=True,
+    )
     try:
-        result = evaluate(args.policy if trained else None, seeds, args.episodes, variant, task,
-                          baseline=not args.no_baseline, env=env)
+        result = evaluate(
+            args.policy if trained else None,
+            seeds,
+            args.episodes,
+            variant,
+            task,
+            baseline=not args.no_baseline,
+            env=env,
+        )
     except (ValueError, TypeError) as exc:  # e.g. an option the task refuses
         print(f"evaluate: {exc}", file=sys.stderr)
         return 2

@@ -29,7 +29,6 @@ GIFs are written with Pillow (matplotlib's dependency); MP4 needs ffmpeg on PATH
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -87,9 +86,17 @@ class _CState:
         return self.data
 
 
-def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: int = 0, episodes: int = 1,
-                         width: int = 320, height: int = 240, fps: int = 25,
-                         options: dict[str, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
+def render_task_episodes(
+    policy: Any | None,
+    policy_name: str,
+    env: str,
+    seed: int = 0,
+    episodes: int = 1,
+    width: int = 320,
+    height: int = 240,
+    fps: int = 25,
+    options: dict[str, Any] | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
     the episode, the time and the return so far. ``policy`` None: all-zero actions. The state is drawn on
@@ -118,8 +125,12 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
             while not done:
                 if t % stride == 0:
                     img = Image.fromarray(frames_of.render_states(venv, [0])[0])
-                    ImageDraw.Draw(img).text((6, 4), f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  "
-                                                     f"return {ret:.1f}", fill=(255, 255, 255), font=font)
+                    ImageDraw.Draw(img).text(
+                        (6, 4),
+                        f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  return {ret:.1f}",
+                        fill=(255, 255, 255),
+                        font=font,
+                    )
                     frames.append(img)
                 venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
                 ret += float(b["reward"][0])
@@ -131,9 +142,18 @@ def render_task_episodes(policy: Any | None, policy_name: str, env: str, seed: i
     return frames, stats
 
 
-def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int = 1, width: int = 320,
-                    height: int = 240, fps: int = 25, variant: str = "default",
-                    task: dict[str, Any] | None = None, source: str = "mdvec") -> tuple[list[Any], dict[str, Any]]:
+def render_episodes(
+    policy: Any,
+    policy_name: str,
+    seed: int = 0,
+    episodes: int = 1,
+    width: int = 320,
+    height: int = 240,
+    fps: int = 25,
+    variant: str = "default",
+    task: dict[str, Any] | None = None,
+    source: str = "mdvec",
+) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes and return (PIL frames, stats); ``policy`` maps obs (1, 48) to actions (1, 14).
 
     ``source``: "mdvec" draws the C env's state (the reference steps alongside, checked equal),
@@ -164,8 +184,14 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
     cam.azimuth = 135.0
     font, small = _font(max(11, height // 18)), _font(max(10, height // 22))
     frames: list[Any] = []
-    stats: dict[str, Any] = {"episodes": [], "frame_stride_steps": stride, "fps": 1.0 / (stride * dt),
-                             "source": source, "steps": 0, "c_equal_steps": 0}
+    stats: dict[str, Any] = {
+        "episodes": [],
+        "frame_stride_steps": stride,
+        "fps": 1.0 / (stride * dt),
+        "source": source,
+        "steps": 0,
+        "c_equal_steps": 0,
+    }
     try:
         for ep in range(episodes):
             obs = env.reset()
@@ -178,7 +204,7 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
             for t in range(env.cfg.episode_len + 1):
                 if t > 0:
                     action = np.asarray(policy(obs[None, :]), dtype=np.float32)[0]
-                    obs, reward, done, info = env.step(action)
+                    obs, reward, _done, info = env.step(action)
                     stats["steps"] += 1
                     if cstate:
                         c_obs, c_reward, _, _ = cstate.cenv.step(action)
@@ -187,8 +213,10 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
                     total += reward
                     fallen_any |= bool(info["fallen"])
                     if info["pushed"]:
-                        for k in np.flatnonzero(env.params.push_steps == t - 1):
-                            vel = np.array(env.params.push_vel[k], dtype=float)
+                        params = env.params
+                        assert params is not None  # set by every reset
+                        for k in np.flatnonzero(params.push_steps == t - 1):
+                            vel = np.array(params.push_vel[k], dtype=np.float64)
                             active.append((t, vel))
                             shoves.append({"step": t - 1, "speed": float(np.hypot(*vel))})
                 active = [(s, v) for s, v in active if t - s < SHOW_STEPS]
@@ -206,12 +234,24 @@ def render_episodes(policy: Any, policy_name: str, seed: int = 0, episodes: int 
                 draw.text((5, 4), caption, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=(0, 0, 0))
                 if active:
                     speed = max(float(np.hypot(*v)) for _, v in active)
-                    draw.text((5, 4 + small.size + 4), f"SHOVE {speed:.2f} m/s", fill=(255, 60, 40), font=font,
-                              stroke_width=2, stroke_fill=(0, 0, 0))
+                    draw.text(
+                        (5, 4 + small.size + 4),
+                        f"SHOVE {speed:.2f} m/s",
+                        fill=(255, 60, 40),
+                        font=font,
+                        stroke_width=2,
+                        stroke_fill=(0, 0, 0),
+                    )
                     _compass(draw, renderer.scene.camera[0], [v for _, v in active], width, small)
                 if t > 0 and info["fallen"]:
-                    draw.text((5, height - font.size - 8), "FALLEN", fill=(255, 200, 0), font=font,
-                              stroke_width=2, stroke_fill=(0, 0, 0))
+                    draw.text(
+                        (5, height - font.size - 8),
+                        "FALLEN",
+                        fill=(255, 200, 0),
+                        font=font,
+                        stroke_width=2,
+                        stroke_fill=(0, 0, 0),
+                    )
                 if new_shove:
                     draw.rectangle([0, 0, width - 1, height - 1], outline=(255, 40, 30), width=max(3, width // 60))
                 frames.append(img)
@@ -259,8 +299,14 @@ def _add_arrow(scene: Any, trunk: np.ndarray, vel: np.ndarray) -> None:
     end = trunk - 0.10 * direction
     start = end - ARROW_M_PER_MPS * speed * direction
     geom = scene.geoms[scene.ngeom]
-    mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_ARROW, np.zeros(3), np.zeros(3), np.eye(3).ravel(),
-                        np.array([1.0, 0.15, 0.1, 0.9], dtype=np.float32))
+    mujoco.mjv_initGeom(
+        geom,
+        mujoco.mjtGeom.mjGEOM_ARROW,
+        np.zeros(3),
+        np.zeros(3),
+        np.eye(3).ravel(),
+        np.array([1.0, 0.15, 0.1, 0.9], dtype=np.float32),
+    )
     mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_ARROW, 0.02, start, end)
     scene.ngeom += 1
 
@@ -286,8 +332,10 @@ def video_writer(path: Path) -> str:
 
             ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
         except (ImportError, RuntimeError):
-            raise ValueError("--out: MP4 needs ffmpeg on PATH or the imageio-ffmpeg package "
-                             "(pip install imageio-ffmpeg); a .gif needs nothing extra") from None
+            raise ValueError(
+                "--out: MP4 needs ffmpeg on PATH or the imageio-ffmpeg package "
+                "(pip install imageio-ffmpeg); a .gif needs nothing extra"
+            ) from None
     return ffmpeg
 
 
@@ -295,15 +343,38 @@ def write_video(frames: list[Any], path: Path, fps: float, ffmpeg: str | None = 
     """Write frames to a .gif (Pillow) or .mp4 (ffmpeg: video_writer's, found again when not given)."""
     ffmpeg = video_writer(path) if ffmpeg is None else ffmpeg
     if path.suffix.lower() == ".gif":
-        frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0,
-                       optimize=False)
+        frames[0].save(
+            path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0, optimize=False
+        )
         return
     w, h = frames[0].size
-    cmd = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
-           "-r", f"{fps:g}", "-i", "-", "-an", "-vcodec", "libx264", "-pix_fmt", "yuv420p",
-           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", str(path)]
-    proc = subprocess.run(cmd, input=b"".join(np.asarray(f.convert("RGB")).tobytes() for f in frames),
-                          capture_output=True)
+    cmd = [
+        ffmpeg,
+        "-y",
+        "-loglevel",
+        "error",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-s",
+        f"{w}x{h}",
+        "-r",
+        f"{fps:g}",
+        "-i",
+        "-",
+        "-an",
+        "-vcodec",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-vf",
+        "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+        str(path),
+    ]
+    proc = subprocess.run(
+        cmd, input=b"".join(np.asarray(f.convert("RGB")).tobytes() for f in frames), capture_output=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"ffmpeg failed: {proc.stderr.decode(errors='replace').strip()}")
 
@@ -311,9 +382,12 @@ def write_video(frames: list[Any], path: Path, fps: float, ffmpeg: str | None = 
 def build_parser() -> argparse.ArgumentParser:
     from .train import task_option_help
 
-    p = argparse.ArgumentParser(prog="python -m mdvec render", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help())
+    p = argparse.ArgumentParser(
+        prog="python -m mdvec render",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help(),
+    )
     p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
     p.add_argument("--out", required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
     p.add_argument("--seed", type=int, default=0, help="env seed (default %(default)s)")
@@ -321,14 +395,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=int, default=1, help="episodes, back to back (default %(default)s)")
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
-    p.add_argument("--fps", type=int, default=25, help="frames per second of sim time, played in real time "
-                   "(default %(default)s: every 2nd 50 Hz control step)")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="task option (default: the policy's training options)")
+    p.add_argument(
+        "--fps",
+        type=int,
+        default=25,
+        help="frames per second of sim time, played in real time (default %(default)s: every 2nd 50 Hz control step)",
+    )
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="task option (default: the policy's training options)",
+    )
     p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
-    p.add_argument("--source", choices=("auto", "mdvec", "reference"), default="auto",
-                   help="whose state to draw: the C env (checked against the reference) or the reference "
-                        "(default auto: mdvec when libmdvec loads)")
+    p.add_argument(
+        "--source",
+        choices=("auto", "mdvec", "reference"),
+        default="auto",
+        help="whose state to draw: the C env (checked against the reference) or the reference "
+        "(default auto: mdvec when libmdvec loads)",
+    )
     return p
 
 
@@ -354,13 +442,15 @@ def main(argv: list[str] | None = None) -> int:
             policy = load_policy(args.policy) if trained else hold_pose
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
             source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
-            frames, stats = render_episodes(policy, name, args.seed, args.episodes, args.width, args.height,
-                                            args.fps, variant, task, source)
+            frames, stats = render_episodes(
+                policy, name, args.seed, args.episodes, args.width, args.height, args.fps, variant, task, source
+            )
         else:
-            policy = load_policy(args.policy) if trained else None
+            task_policy = load_policy(args.policy) if trained else None  # None: zero actions
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
-            frames, stats = render_task_episodes(policy, name, env, args.seed, args.episodes, args.width, args.height,
-                                                 args.fps, task)
+            frames, stats = render_task_episodes(
+                task_policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task
+            )
         write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:
         print(str(exc), file=sys.stderr)
@@ -370,8 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for k, ep in enumerate(stats["episodes"]):
         if "shoves" not in ep:  # a task other than the duck
-            print(f"episode {k + 1}: return {ep['return']:.1f}, {ep['steps']} steps, "
-                  f"{'terminated' if ep['terminated'] else 'truncated'}")
+            print(
+                f"episode {k + 1}: return {ep['return']:.1f}, {ep['steps']} steps, "
+                f"{'terminated' if ep['terminated'] else 'truncated'}"
+            )
             continue
         shoves = ", ".join(f"step {s['step']} {s['speed']:.2f} m/s" for s in ep["shoves"])
         print(f"episode {k + 1}: return {ep['return']:.1f}, {'fell' if ep['fell'] else 'stayed up'}; shoves: {shoves}")
@@ -379,8 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         print("drawn from the C env's state")
     elif stats["source"] == "mdvec":
         same = stats["c_equal_steps"] == stats["steps"]
-        print(f"drawn from the C env's state; C env and reference: {stats['c_equal_steps']}/{stats['steps']} "
-              f"observations and rewards bit-identical" + ("" if same else "  (NOT EQUAL)"))
+        print(
+            f"drawn from the C env's state; C env and reference: {stats['c_equal_steps']}/{stats['steps']} "
+            f"observations and rewards bit-identical" + ("" if same else "  (NOT EQUAL)")
+        )
     else:
         print("drawn from the reference env's state")
     print(f"wrote {out}: {len(frames)} frames at {stats['fps']:g} fps, {args.width}x{args.height}")

@@ -44,10 +44,10 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -115,17 +115,33 @@ class TrainConfig:
     tensorboard: str | None = None  # folder of SB3's TensorBoard logs (None: none); needs mdvec[tensorboard]
 
     # fields a resumed run may change; all others must match the run being resumed
-    RESUMABLE = ("backend", "threads", "steps", "out", "checkpoint_every", "torch_threads", "print_every",
-                 "tensorboard")
+    RESUMABLE = (
+        "backend",
+        "threads",
+        "steps",
+        "out",
+        "checkpoint_every",
+        "torch_threads",
+        "print_every",
+        "tensorboard",
+    )
 
     def ppo_kwargs(self) -> dict[str, Any]:
         """Return PPO's constructor arguments (besides policy, env, seed and device)."""
         net = list(self.net)
-        return dict(n_steps=self.n_steps, batch_size=self.batch_size, n_epochs=self.n_epochs,
-                    learning_rate=self.learning_rate, gamma=self.gamma, gae_lambda=self.gae_lambda,
-                    clip_range=self.clip_range, ent_coef=self.ent_coef, vf_coef=self.vf_coef,
-                    max_grad_norm=self.max_grad_norm,
-                    policy_kwargs=dict(net_arch=dict(pi=net, vf=list(net)), log_std_init=self.log_std_init))
+        return dict(
+            n_steps=self.n_steps,
+            batch_size=self.batch_size,
+            n_epochs=self.n_epochs,
+            learning_rate=self.learning_rate,
+            gamma=self.gamma,
+            gae_lambda=self.gae_lambda,
+            clip_range=self.clip_range,
+            ent_coef=self.ent_coef,
+            vf_coef=self.vf_coef,
+            max_grad_norm=self.max_grad_norm,
+            policy_kwargs=dict(net_arch=dict(pi=net, vf=list(net)), log_std_init=self.log_std_init),
+        )
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -134,7 +150,7 @@ class TrainConfig:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "TrainConfig":
+    def from_json(cls, d: dict[str, Any]) -> TrainConfig:
         d = dict(d)
         d["net"] = tuple(d["net"])
         d["task"] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.get("task", {}).items()}
@@ -149,10 +165,13 @@ def task_option_help() -> str:
         default = f.default
         shown = ",".join(str(v) for v in default) if isinstance(default, tuple) else str(default)
         lines.append(f"    {f.name}={shown}")
-    lines.append("  a Gymnasium task's (--env Hopper-v5): gymnasium.make's keywords, e.g. -o max_episode_steps=200 "
-                 "-o healthy_reward=0.5")
-    lines.append("  any other task's (--env cartpole_swingup): its options, mdvec.task_options(TASK), e.g. "
-                 "-o cart_limit=1.5")
+    lines.append(
+        "  a Gymnasium task's (--env Hopper-v5): gymnasium.make's keywords, e.g. -o max_episode_steps=200 "
+        "-o healthy_reward=0.5"
+    )
+    lines.append(
+        "  any other task's (--env cartpole_swingup): its options, mdvec.task_options(TASK), e.g. -o cart_limit=1.5"
+    )
     return "\n".join(lines)
 
 
@@ -265,8 +284,13 @@ def _parse_value(name: str, text: str, default: Any) -> Any:
             return tuple(type(d)(p) for d, p in zip(default, parts))
         return type(default)(text)
     except ValueError:
-        kind = ("true/false" if isinstance(default, bool) else
-                "lo,hi" if isinstance(default, tuple) else type(default).__name__)
+        kind = (
+            "true/false"
+            if isinstance(default, bool)
+            else "lo,hi"
+            if isinstance(default, tuple)
+            else type(default).__name__
+        )
         raise ValueError(f"task option {name}: cannot read {text!r} as {kind}") from None
 
 
@@ -287,15 +311,25 @@ def _reference_env_fn(seed: int, task: dict[str, Any], env: str = DUCK) -> Any:
     from ..vecenv import is_gymnasium_id, task_meta
 
     reference = task_meta(env, "reference")
-    if is_gymnasium_id(reference):
+    if reference is not None and is_gymnasium_id(reference):
         return gymnasium.make(reference, **task)
     from ..adapters import gym  # noqa: F401 - registers the ids
 
-    return gymnasium.make(task_meta(env, "id"), backend="reference", seed=seed, **task)
+    env_id = task_meta(env, "id")
+    if env_id is None:
+        raise ValueError(f"task {env!r} declares no id: it has no reference backend")
+    return gymnasium.make(env_id, backend="reference", seed=seed, **task)
 
 
-def make_env(backend: str, num_envs: int, seed: int, threads: int | None = None, variant: str = "default",
-             task: dict[str, Any] | None = None, env: str = DUCK) -> Any:
+def make_env(
+    backend: str,
+    num_envs: int,
+    seed: int,
+    threads: int | None = None,
+    variant: str = "default",
+    task: dict[str, Any] | None = None,
+    env: str = DUCK,
+) -> Any:
     """Return an SB3 VecEnv of ``num_envs`` envs of task ``env`` (the duck by default), env i seeded
     ``seed + i``, on the given backend (Gymnasium's own envs of ``processes``: at the reset after ``seed()``,
     as SB3 does)."""
@@ -379,8 +413,16 @@ def params_sha256(policy: Any) -> str:
     return h.hexdigest()
 
 
-ROLLOUT_FIELDS = ("observations", "actions", "rewards", "episode_starts", "values", "log_probs",
-                  "advantages", "returns")
+ROLLOUT_FIELDS = (
+    "observations",
+    "actions",
+    "rewards",
+    "episode_starts",
+    "values",
+    "log_probs",
+    "advantages",
+    "returns",
+)
 
 
 def rollout_sha256(buffer: Any, fields: tuple[str, ...] = ROLLOUT_FIELDS) -> str:
@@ -396,14 +438,22 @@ def rollout_sha256(buffer: Any, fields: tuple[str, ...] = ROLLOUT_FIELDS) -> str
 # ------------------------------------------------------------------ the run
 # the curve's per-update values also written to TensorBoard (--tensorboard), as rollout/<key>
 TENSORBOARD_KEYS = ("ep_return_mean", "ep_return_avg100", "ep_len_mean", "survival", "rollout_steps_per_s")
-TRAIN_KEYS = ("approx_kl", "clip_fraction", "entropy_loss", "explained_variance", "loss",
-              "policy_gradient_loss", "value_loss", "std")
+TRAIN_KEYS = (
+    "approx_kl",
+    "clip_fraction",
+    "entropy_loss",
+    "explained_variance",
+    "loss",
+    "policy_gradient_loss",
+    "value_loss",
+    "std",
+)
 
 
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "?"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
@@ -467,12 +517,19 @@ class Run:
             os.replace(tmp, self.dir / "curve.csv")
         if plot and self.plot_ok:
             try:
-                plot_curve(self.rows, self.dir / "curve.png", title=f"PPO on {_env_name(self.cfg)}, {self.cfg.backend}, "
-                           f"{self.cfg.envs} envs, seed {self.cfg.seed}")
-            except Exception as exc:  # a plot is never worth losing a run
+                plot_curve(
+                    self.rows,
+                    self.dir / "curve.png",
+                    title=f"PPO on {_env_name(self.cfg)}, {self.cfg.backend}, "
+                    f"{self.cfg.envs} envs, seed {self.cfg.seed}",
+                )
+            except Exception as exc:  # noqa: BLE001 - a plot is never worth losing a run
                 self.plot_ok = False
-                print(f"train: no curve.png for this run ({type(exc).__name__}: {exc}); curve.json and "
-                      "curve.csv hold the data", file=sys.stderr)
+                print(
+                    f"train: no curve.png for this run ({type(exc).__name__}: {exc}); curve.json and "
+                    "curve.csv hold the data",
+                    file=sys.stderr,
+                )
 
 
 def _env_name(cfg: TrainConfig) -> str:
@@ -610,7 +667,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
         def _on_rollout_end(self) -> None:
             now = time.perf_counter()
             timers.in_rollout = False
-            buf = self.model.rollout_buffer
+            buf = self.model.rollout_buffer  # type: ignore[attr-defined]  # PPO's (an OnPolicyAlgorithm)
             rollout_s = now - self.t_rollout
             eps = self.episodes
             n_steps = buf.buffer_size * buf.n_envs
@@ -668,11 +725,14 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 self.last_print = now
                 rate = (done - self.session_steps0) / self.session_s if self.session_s > 0 else math.nan
                 eta = (total - done) / rate if rate > 0 else math.inf
-                print(f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
-                      f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
-                      f"ep return {row['ep_return_avg100']:7.1f} (last 100) | "
-                      + (f"survival {row['survival']:5.3f} | " if duck else f"ep len {row['ep_len_mean']:6.1f} | ") +
-                      f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}", flush=True)
+                print(
+                    f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
+                    f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
+                    f"ep return {row['ep_return_avg100']:7.1f} (last 100) | "
+                    + (f"survival {row['survival']:5.3f} | " if duck else f"ep len {row['ep_len_mean']:6.1f} | ")
+                    + f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}",
+                    flush=True,
+                )
 
     return Progress()
 
@@ -692,8 +752,9 @@ def build_model(cfg: TrainConfig, env: Any) -> Any:
     """Return a fresh SB3 PPO for the configuration, seeded with ``cfg.seed``, on the CPU."""
     from stable_baselines3 import PPO
 
-    return PPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, tensorboard_log=cfg.tensorboard,
-               **cfg.ppo_kwargs())
+    return PPO(
+        "MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0, tensorboard_log=cfg.tensorboard, **cfg.ppo_kwargs()
+    )
 
 
 def _global_rng_state() -> tuple[Any, Any, Any]:
@@ -721,8 +782,14 @@ class Trainer:
     before its update (tests).
     """
 
-    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, files: bool = True,
-                 on_rollout: Callable[[Any], None] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        resume: bool = False,
+        quiet: bool = False,
+        files: bool = True,
+        on_rollout: Callable[[Any], None] | None = None,
+    ) -> None:
         import torch
 
         torch.set_num_threads(cfg.torch_threads)
@@ -783,9 +850,14 @@ class Trainer:
         try:
             # log_interval 1 with --tensorboard: SB3 writes its logger's values once per update (train/ of
             # the update before, time/, and the curve's rollout/ values); without it, nothing is dumped
-            model.learn(total_timesteps=total - model.num_timesteps, callback=self.callback,
-                        log_interval=1 if self.cfg.tensorboard else None, tb_log_name=Path(self.cfg.out).name or "PPO",
-                        reset_num_timesteps=first, progress_bar=False)
+            model.learn(
+                total_timesteps=total - model.num_timesteps,
+                callback=self.callback,
+                log_interval=1 if self.cfg.tensorboard else None,  # type: ignore[arg-type]  # SB3 reads None as never
+                tb_log_name=Path(self.cfg.out).name or "PPO",
+                reset_num_timesteps=first,
+                progress_bar=False,
+            )
         finally:
             self._rng = _global_rng_state()
 
@@ -819,17 +891,25 @@ class Trainer:
             _atomic_write(out / "summary.json", json.dumps({k: _json_value(v) for k, v in summary.items()}, indent=1))
         if not self.quiet:
             where = f"; wrote {out / 'policy.zip'}, curve.json/csv/png" if run.files else ""
-            print(f"done: {model.num_timesteps:,} env steps in {_fmt_time(wall)}{where}; params sha256 {digest}",
-                  flush=True)
-        return TrainResult(model=model, rows=run.rows, params_sha256=digest, timesteps=int(model.num_timesteps),
-                           wall_s=wall)
+            print(
+                f"done: {model.num_timesteps:,} env steps in {_fmt_time(wall)}{where}; params sha256 {digest}",
+                flush=True,
+            )
+        return TrainResult(
+            model=model, rows=run.rows, params_sha256=digest, timesteps=int(model.num_timesteps), wall_s=wall
+        )
 
     def close(self) -> None:
         self.env.close()
 
 
-def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
-          on_rollout: Callable[[Any], None] | None = None, files: bool = True) -> TrainResult:
+def train(
+    cfg: TrainConfig,
+    resume: bool = False,
+    quiet: bool = False,
+    on_rollout: Callable[[Any], None] | None = None,
+    files: bool = True,
+) -> TrainResult:
     """Train (or resume) one run up to ``cfg.steps`` env steps and write its files; see the module docstring."""
     import torch
 
@@ -839,10 +919,15 @@ def train(cfg: TrainConfig, resume: bool = False, quiet: bool = False,
         start = model.num_timesteps
         total = start + max(0, math.ceil((cfg.steps - start) / per_update)) * per_update
         if not quiet:
-            print(f"PPO on {cfg.envs} " + ("ducks" if cfg.env == DUCK else f"{cfg.env} envs") + f", backend {cfg.backend}"
-                  + (f" ({cfg.threads} threads)" if cfg.backend == "mdvec" and cfg.threads else "")
-                  + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
-                    f"torch threads {torch.get_num_threads()}" + (f"; writing {cfg.out}" if files else ""), flush=True)
+            print(
+                f"PPO on {cfg.envs} "
+                + ("ducks" if cfg.env == DUCK else f"{cfg.env} envs")
+                + f", backend {cfg.backend}"
+                + (f" ({cfg.threads} threads)" if cfg.backend == "mdvec" and cfg.threads else "")
+                + f", {per_update:,} env steps per update, {total:,} env steps in all, seed {cfg.seed}, "
+                f"torch threads {torch.get_num_threads()}" + (f"; writing {cfg.out}" if files else ""),
+                flush=True,
+            )
         try:
             with _stop_on_sigint(trainer):
                 trainer.learn_until(total)
@@ -869,8 +954,12 @@ def _stop_on_sigint(trainer: Trainer) -> Iterator[None]:
     def first(signum: int, frame: Any) -> None:
         trainer.callback.stop = True
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the next Ctrl-C raises KeyboardInterrupt
-        print("\ntrain: Ctrl-C: stopping after this env step and saving a checkpoint (Ctrl-C again to stop at "
-              "once, without one)", file=sys.stderr, flush=True)
+        print(
+            "\ntrain: Ctrl-C: stopping after this env step and saving a checkpoint (Ctrl-C again to stop at "
+            "once, without one)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     previous = signal.signal(signal.SIGINT, first)
     try:
@@ -888,9 +977,16 @@ def _interrupted(trainer: Trainer, files: bool, saved: bool) -> None:
             save_model(model, run.checkpoint_path(model.num_timesteps))
         run.write_curve()
     last = run.latest_checkpoint() if files else None
-    print(f"train: interrupted at {model.num_timesteps:,} env steps"
-          + (f"; {'saved ' if saved else ''}checkpoint {last.name}; curve written. Resume with the same command and "
-             "--resume." if last else "; no checkpoint yet."), file=sys.stderr)
+    print(
+        f"train: interrupted at {model.num_timesteps:,} env steps"
+        + (
+            f"; {'saved ' if saved else ''}checkpoint {last.name}; curve written. Resume with the same command and "
+            "--resume."
+            if last
+            else "; no checkpoint yet."
+        ),
+        file=sys.stderr,
+    )
 
 
 def _versions() -> dict[str, str]:
@@ -913,8 +1009,15 @@ def _write_run_json(cfg: TrainConfig, out: Path) -> None:
     path = out / "run.json"
     doc = json.loads(path.read_text()) if path.exists() else {"sessions": []}
     doc["config"] = cfg.to_json()
-    doc["sessions"].append({"argv": sys.argv, "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                            "host": platform.node(), "cpus": os.cpu_count(), "versions": _versions()})
+    doc["sessions"].append(
+        {
+            "argv": sys.argv,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "host": platform.node(),
+            "cpus": os.cpu_count(),
+            "versions": _versions(),
+        }
+    )
     _atomic_write(path, json.dumps(doc, indent=1))
 
 
@@ -942,8 +1045,11 @@ def read_run_config(path: Path) -> TrainConfig | None:
 # ------------------------------------------------------------------ command line
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m mdvec train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="task options (-o NAME=VALUE, repeatable):\n" + task_option_help())
+        prog="python -m mdvec train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="task options (-o NAME=VALUE, repeatable):\n" + task_option_help(),
+    )
     d = TrainConfig()
     p.add_argument("--backend", choices=BACKENDS, default=None, help=f"env backend (default {d.backend})")
     p.add_argument("--envs", type=int, default=None, help=f"parallel envs (default {d.envs})")
@@ -953,34 +1059,65 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help=f"run folder (default {d.out})")
     p.add_argument("--resume", action="store_true", help=RESUME_HELP)
     g = p.add_argument_group("PPO")
-    for name, kind, text in (("n_steps", int, "steps per env per update"), ("batch_size", int, "minibatch"),
-                             ("n_epochs", int, "epochs per update"), ("learning_rate", float, "Adam step"),
-                             ("gamma", float, "discount"), ("gae_lambda", float, "GAE lambda"),
-                             ("clip_range", float, "PPO clip"), ("ent_coef", float, "entropy bonus"),
-                             ("vf_coef", float, "value loss weight"), ("max_grad_norm", float, "gradient clip"),
-                             ("log_std_init", float, "initial log std of the actions")):
-        g.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None,
-                       help=f"{text} (default {getattr(d, name)})")
+    for name, kind, text in (
+        ("n_steps", int, "steps per env per update"),
+        ("batch_size", int, "minibatch"),
+        ("n_epochs", int, "epochs per update"),
+        ("learning_rate", float, "Adam step"),
+        ("gamma", float, "discount"),
+        ("gae_lambda", float, "GAE lambda"),
+        ("clip_range", float, "PPO clip"),
+        ("ent_coef", float, "entropy bonus"),
+        ("vf_coef", float, "value loss weight"),
+        ("max_grad_norm", float, "gradient clip"),
+        ("log_std_init", float, "initial log std of the actions"),
+    ):
+        g.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=name,
+            type=kind,
+            default=None,
+            help=f"{text} (default {getattr(d, name)})",
+        )
     g.add_argument("--net", default=None, help="hidden layer sizes of policy and value nets (default 128,128)")
     t = p.add_argument_group("task")
-    t.add_argument("--env", default=None, metavar="ENV",
-                   help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
-                        "..., cartpole_swingup (backend processes then runs its reference: Gymnasium's own env for "
-                        "Gymnasium's tasks)")
-    t.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="task option (the duck's, gymnasium.make's keywords for a Gymnasium task, else the task's)")
+    t.add_argument(
+        "--env",
+        default=None,
+        metavar="ENV",
+        help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
+        "..., cartpole_swingup (backend processes then runs its reference: Gymnasium's own env for "
+        "Gymnasium's tasks)",
+    )
+    t.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="task option (the duck's, gymnasium.make's keywords for a Gymnasium task, else the task's)",
+    )
     t.add_argument("--variant", default=None, help="built-in duck model variant (default: default)")
     r = p.add_argument_group("run")
-    r.add_argument("--checkpoint-every", type=int, default=None,
-                   help=f"PPO updates between checkpoints (default {d.checkpoint_every})")
+    r.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=None,
+        help=f"PPO updates between checkpoints (default {d.checkpoint_every})",
+    )
     r.add_argument("--torch-threads", type=int, default=None, help=TORCH_THREADS_HELP)
-    r.add_argument("--print-every", type=float, default=None,
-                   help=f"seconds between progress lines (default {d.print_every})")
+    r.add_argument(
+        "--print-every", type=float, default=None, help=f"seconds between progress lines (default {d.print_every})"
+    )
     r.add_argument("--quiet", action="store_true", help="no progress lines")
-    r.add_argument("--tensorboard", default=None, metavar="DIR",
-                   help="also write SB3's TensorBoard logs into DIR/<--out's name>_<k>, once per update: train/ "
-                        "(the losses of the update before), time/ and rollout/ (the curve's returns, episode "
-                        "lengths, survival). Needs the tensorboard package: pip install 'mdvec[tensorboard]'")
+    r.add_argument(
+        "--tensorboard",
+        default=None,
+        metavar="DIR",
+        help="also write SB3's TensorBoard logs into DIR/<--out's name>_<k>, once per update: train/ "
+        "(the losses of the update before), time/ and rollout/ (the curve's returns, episode "
+        "lengths, survival). Needs the tensorboard package: pip install 'mdvec[tensorboard]'",
+    )
     return p
 
 
@@ -1027,8 +1164,10 @@ def _check(cfg: TrainConfig) -> None:
     check_task_options(cfg.env, cfg.task)
 
 
-SB3_MISSING = ("{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
-               "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then pip install 'mdvec[sb3]'")
+SB3_MISSING = (
+    "{cmd}: needs torch and stable-baselines3 ({exc}); install a CPU torch first "
+    "(e.g. pip install torch==2.13.0, or a build from PyTorch's CPU wheel index), then pip install 'mdvec[sb3]'"
+)
 
 
 def require_sb3(cmd: str) -> str | None:
@@ -1046,8 +1185,9 @@ def require_tensorboard() -> None:
     try:
         from torch.utils.tensorboard import SummaryWriter  # noqa: F401 - what SB3's logger imports
     except ImportError as exc:
-        raise ValueError(f"--tensorboard needs the tensorboard package ({exc}); install it with "
-                         "pip install 'mdvec[tensorboard]'") from None
+        raise ValueError(
+            f"--tensorboard needs the tensorboard package ({exc}); install it with pip install 'mdvec[tensorboard]'"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1064,8 +1204,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume:
             if saved is None:
                 raise ValueError(f"--resume: no run.json in {cfg.out}")
-            clash = [f"{k} (run: {getattr(saved, k)!r}, asked: {v!r})" for k, v in given.items()
-                     if k not in TrainConfig.RESUMABLE and getattr(saved, k) != v]
+            clash = [
+                f"{k} (run: {getattr(saved, k)!r}, asked: {v!r})"
+                for k, v in given.items()
+                if k not in TrainConfig.RESUMABLE and getattr(saved, k) != v
+            ]
             if clash:
                 raise ValueError("--resume: these differ from the run being resumed: " + "; ".join(clash))
             cfg = dataclasses.replace(saved, **{k: v for k, v in given.items() if k in TrainConfig.RESUMABLE})

@@ -27,8 +27,20 @@ from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
 register_builtin()
-DuckBalanceEnv = TASKS[DUCK_ID].env_class  # type: ignore[attr-defined]
-DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class  # type: ignore[attr-defined]
+DuckBalanceEnv = TASKS[DUCK_ID].env_class
+DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class
 
-__all__ = ["AutoresetMode", "CCore", "DUCK_ID", "DuckBalanceEnv", "DuckBalanceVectorEnv", "DuckReferenceCore",
-           "GymReferenceCore", "MdvecTaskEnv", "MdvecVectorEnv", "TASKS", "TaskEntry", "register_task"]
+__all__ = [
+    "DUCK_ID",
+    "TASKS",
+    "AutoresetMode",
+    "CCore",
+    "DuckBalanceEnv",
+    "DuckBalanceVectorEnv",
+    "DuckReferenceCore",
+    "GymReferenceCore",
+    "MdvecTaskEnv",
+    "MdvecVectorEnv",
+    "TaskEntry",
+    "register_task",
+]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium
 
@@ -36,6 +37,8 @@ class TaskEntry:
     max_episode_steps: int | None = None  # the registration's (gymnasium.make adds a TimeLimit); None for the duck
     render_kwargs: tuple[str, ...] = ()  # rendering-only keywords of the reference env: not task options in C
     reward_threshold: float | None = None  # the registration's (gymnasium's EnvSpec.reward_threshold)
+    env_class: type[MdvecTaskEnv] = field(init=False, repr=False, compare=False)  # set by register_task
+    vector_class: type[MdvecVectorEnv] = field(init=False, repr=False, compare=False)  # set by register_task
 
     def make_core(self, backend: str, seed: int, options: dict[str, Any]) -> Any:
         """Return the core of one env: ``CCore`` or the reference core."""
@@ -56,8 +59,14 @@ def _class_name(env_id: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
-def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
-                  defaults: dict[str, Any] | None = None, render_fps: int | None = None, **details: Any) -> TaskEntry:
+def register_task(
+    env_id: str,
+    task: str,
+    reference: Callable[..., Any] | str,
+    defaults: dict[str, Any] | None = None,
+    render_fps: int | None = None,
+    **details: Any,
+) -> TaskEntry:
     """Register ``env_id`` with Gymnasium for libmdvec task ``task``.
 
     ``reference``: what ``backend="reference"`` builds: a Gymnasium id (e.g. "Hopper-v5"; made with
@@ -74,20 +83,34 @@ def register_task(env_id: str, task: str, reference: Callable[..., Any] | str,
     entry = TaskEntry(env_id, task, reference, dict(defaults or {}), render_fps, **details)
     name = _class_name(env_id)
     metadata = {"render_modes": ["rgb_array"], "render_fps": entry.render_fps}
-    env_class = type(name + "Env", (MdvecTaskEnv,), {
-        "entry": entry, "metadata": metadata,
-        "__doc__": f"{env_id} as one gymnasium.Env (backend 'c' or 'reference', same bits): {task_summary(task)}.\n\n"
-                   "Keywords: backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, "
-                   f"height, camera, and the task options (mdvec.task_options({task!r}))."})
-    vector_class = type(name + "VectorEnv", (MdvecVectorEnv,), {
-        "entry": entry, "__doc__": f"{env_id}: N envs in C as a gymnasium.vector.VectorEnv."})
+    env_class: type[MdvecTaskEnv] = type(
+        name + "Env",
+        (MdvecTaskEnv,),
+        {
+            "entry": entry,
+            "metadata": metadata,
+            "__doc__": f"{env_id} as one gymnasium.Env (backend 'c' or 'reference', same bits): {task_summary(task)}.\n\n"
+            "Keywords: backend, seed (the constructor seed), render_mode (None or 'rgb_array'), width, "
+            f"height, camera, and the task options (mdvec.task_options({task!r})).",
+        },
+    )
+    vector_class: type[MdvecVectorEnv] = type(
+        name + "VectorEnv",
+        (MdvecVectorEnv,),
+        {"entry": entry, "__doc__": f"{env_id}: N envs in C as a gymnasium.vector.VectorEnv."},
+    )
     object.__setattr__(entry, "env_class", env_class)
     object.__setattr__(entry, "vector_class", vector_class)
     if env_id in gymnasium.registry:
         del gymnasium.registry[env_id]  # re-registration replaces silently
-    gymnasium.register(id=env_id, entry_point=env_class, vector_entry_point=vector_class,
-                       kwargs=dict(entry.defaults), max_episode_steps=entry.max_episode_steps,
-                       reward_threshold=entry.reward_threshold)
+    gymnasium.register(
+        id=env_id,
+        entry_point=env_class,
+        vector_entry_point=vector_class,
+        kwargs=dict(entry.defaults),
+        max_episode_steps=entry.max_episode_steps,
+        reward_threshold=entry.reward_threshold,
+    )
     TASKS[env_id] = entry
     return entry
 
@@ -118,10 +141,15 @@ def _register_catalogue_task(task: str) -> None:
         return
     defaults = {o.name: o.default for o in task_options(task)}
     render_kwargs, threshold = task_meta(task, "render_kwargs"), task_meta(task, "reward_threshold")
-    register_task(env_id, task, reference if is_gymnasium_id(reference) else entry_point_reference(reference), {},
-                  max_episode_steps=defaults.get("max_episode_steps"),
-                  render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else (),
-                  reward_threshold=None if threshold is None else float(threshold))
+    register_task(
+        env_id,
+        task,
+        reference if is_gymnasium_id(reference) else entry_point_reference(reference),
+        {},
+        max_episode_steps=defaults.get("max_episode_steps"),
+        render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else (),
+        reward_threshold=None if threshold is None else float(threshold),
+    )
 
 
 def register_builtin() -> None:
@@ -131,5 +159,5 @@ def register_builtin() -> None:
             continue
         try:
             _register_catalogue_task(task)
-        except Exception as exc:  # one task's bad declaration must not break `import mdvec`
+        except Exception as exc:  # noqa: BLE001 - one task's bad declaration must not break `import mdvec`
             warnings.warn(f"mdvec.gym: could not register task {task!r}: {exc}", stacklevel=2)

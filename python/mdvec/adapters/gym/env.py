@@ -14,14 +14,14 @@ so ``reset()`` is deterministic from construction on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type
-from .._shared import load_model
+from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type, load_model
 from .._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
@@ -86,8 +86,13 @@ class CCore:
         self.venv.step_into_buffers(action.reshape(1, -1))
         b = self._buf
         info = self._info(b["info"], self._step_fields, action.dtype)
-        return (b["obs"][0].copy(), self._reward_type(b["reward"][0]), bool(b["terminated"][0]),
-                bool(b["truncated"][0]), info)
+        return (
+            b["obs"][0].copy(),
+            self._reward_type(b["reward"][0]),
+            bool(b["terminated"][0]),
+            bool(b["truncated"][0]),
+            info,
+        )
 
     def physics(self) -> tuple[Any, Any]:
         import mujoco
@@ -101,7 +106,7 @@ class CCore:
         return self._model, self._data
 
     def close(self) -> None:
-        self._buf = None  # drop the buffer views first, so that close() frees the memory at once
+        self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
         self.venv.close()
 
 
@@ -135,7 +140,8 @@ class PlainReferenceCore:
     from the constructor seed until reseeded."""
 
     def __init__(self, env: Any, seed: int) -> None:
-        self.env, self._seed = env, seed
+        self.env = env
+        self._seed: int | None = seed  # None once used
         self.observation_space = obs_box(env.obs_dim, np.float64)
         self.action_space = action_box(env.act_low, env.act_high)
 
@@ -159,7 +165,8 @@ class GymReferenceCore:
     """Any gymnasium.Env as a reference core, seeded from the constructor seed until reseeded."""
 
     def __init__(self, env: gymnasium.Env, seed: int) -> None:
-        self.env, self._seed = env, seed
+        self.env = env
+        self._seed: int | None = seed  # None once used
         self.render_fps = env.metadata.get("render_fps")
         self.observation_space, self.action_space = env.observation_space, env.action_space
 
@@ -191,14 +198,24 @@ class MdvecTaskEnv(gymnasium.Env):
     """
 
     entry: TaskEntry  # set on each registered subclass
-    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 50}  # noqa: RUF012 - as gymnasium.Env
 
-    def __init__(self, backend: str = "c", render_mode: str | None = None, seed: int = 0, width: int = 480,
-                 height: int = 480, camera: int | str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        backend: str = "c",
+        render_mode: str | None = None,
+        seed: int = 0,
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        **options: Any,
+    ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         seed = check_seed(seed)
         if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
             camera = options.get("camera_name", options.get("camera_id"))
@@ -209,7 +226,7 @@ class MdvecTaskEnv(gymnasium.Env):
         self.observation_space = self._core.observation_space
         self.action_space = self._core.action_space
         self._frames = FrameRenderer(None, width, height, camera)
-        self._shape = self.action_space.shape
+        self._shape = cast(tuple[int, ...], self.action_space.shape)  # a Box's
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None:

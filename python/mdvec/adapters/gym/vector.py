@@ -24,8 +24,11 @@ from ...vector import VectorEnv
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
 
-_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
-          "disabled": AutoresetMode.DISABLED}
+_MODES = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
 
 
 class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
@@ -39,18 +42,39 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
 
     entry: TaskEntry  # set on each registered subclass
 
-    def __init__(self, num_envs: int = 1, seed: int = 0, threads: int | None = None,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, render_mode: str | None = None,
-                 backend: str = "c", width: int = 480, height: int = 480, camera: int | str | None = None,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        seed: int = 0,
+        threads: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        backend: str = "c",
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        **options: Any,
+    ) -> None:
         if backend != "c":
-            raise ValueError(f"backend: the vector entry point runs the C envs only (got {backend!r}); for the "
-                             "reference use make_vec(..., vectorization_mode='sync', backend='reference')")
+            raise ValueError(
+                f"backend: the vector entry point runs the C envs only (got {backend!r}); for the "
+                "reference use make_vec(..., vectorization_mode='sync', backend='reference')"
+            )
         if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
             camera = options.get("camera_name", options.get("camera_id"))
         self.env_id, self.render_fps = self.entry.env_id, self.entry.render_fps  # None: the spec's
-        super().__init__(self.entry.task, num_envs, seed, threads, autoreset_mode, render_mode, width, height,
-                         camera, **self.entry.task_options(options))
+        super().__init__(
+            self.entry.task,
+            num_envs,
+            seed,
+            threads,
+            autoreset_mode,
+            render_mode,
+            width,
+            height,
+            camera,
+            **self.entry.task_options(options),
+        )
         self.task_options = dict(options)
 
     def _space(self, low: np.ndarray, high: np.ndarray, dtype: Any) -> Any:
