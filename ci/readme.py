@@ -120,6 +120,25 @@ COMMANDS = {
         ELSEWHERE,
         "ci/install.sh: examples/c/Makefile through pkg-config, then the program",
     ),
+    # docs/training.md, "On any other task"
+    "python -m mdvec train --env cartpole_swingup --backend mdvec --envs 4 --n-steps 128 --batch-size 128 "
+    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/cartpole_mdvec": (
+        ELSEWHERE,
+        "tests/py/test_train.py: test_cartpole_training_is_bit_identical_on_both_backends trains both backends",
+    ),
+    "python -m mdvec train --env cartpole_swingup --backend processes --envs 4 --n-steps 128 --batch-size 128 "
+    "--n-epochs 4 --steps 1536 --seed 1 -o max_episode_steps=100 --out runs/cartpole_processes": (
+        ELSEWHERE,
+        "tests/py/test_train.py: test_cartpole_training_is_bit_identical_on_both_backends trains both backends",
+    ),
+    "python -m mdvec evaluate --policy runs/cartpole_mdvec/policy.zip --seeds 1,2 --episodes 5": (
+        ELSEWHERE,
+        "tests/py/test_train.py: test_train_evaluate_and_render_cartpole evaluates a cart-pole policy",
+    ),
+    "python -m mdvec render --policy runs/cartpole_mdvec/policy.zip --out cartpole.gif": (
+        ELSEWHERE,
+        "tests/py/test_train.py: test_train_evaluate_and_render_cartpole renders a cart-pole policy",
+    ),
     # docs/install.md
     "bash ci/build_wheel.sh dist": (
         ELSEWHERE,
