@@ -66,6 +66,14 @@ COMMANDS = {
         ELSEWHERE,
         "ci/test.sh: the test stage; ci/installs.sh runs it in a core-only venv too",
     ),
+    "bash ci/build_wheel.sh dist && pip install dist/mdvec-*-manylinux_*.whl": (
+        ELSEWHERE,
+        "ci/wheel.sh: bash ci/build_wheel.sh, then the wheel installed with no compiler on PATH",
+    ),
+    "cc -O2 -o hold_pose examples/c/hold_pose.c $(mdvec-config --cflags --libs) && ./hold_pose": (
+        ELSEWHERE,
+        "ci/wheel.sh: hold_pose.c built with mdvec-config against the pip install alone, then run",
+    ),
     # CONTRIBUTING.md
     "meson test -C build --suite python": (
         ELSEWHERE,
