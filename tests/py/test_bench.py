@@ -121,3 +121,9 @@ def test_c_bench_sweep_writes_json(tmp_path: Path) -> None:
     assert all(w["rate"] > 0 for r in report["rows"] for w in r["windows"])
     assert isinstance(report["unstable"], bool) and isinstance(report["trending"], bool)
     assert isinstance(report["warnings"], list)
+
+
+def test_root_is_the_source_checkout() -> None:
+    """bench.ROOT finds the checkout's bench/ and build*/ (for the bare C column without MDVEC_BENCH)."""
+    assert (bench.ROOT / "bench" / "bench_c.c").is_file()
+    assert bench.ROOT == Path(__file__).resolve().parents[2]

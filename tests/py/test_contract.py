@@ -210,3 +210,19 @@ def test_unknown_numpy_dot_is_not_proven(
     assert table["tasks"]["Reacher-v5"]["mismatches"] == 0 and not table["tasks"]["Reacher-v5"]["proven"]
     assert not table["tasks"]["Reacher-v5"]["passed"] and table["tasks"]["Hopper-v5"]["passed"]
     assert table["total"]["not_proven"] == ["Reacher-v5"] and not table["numpy_dot"]["proven"]
+
+
+def test_the_real_duck_is_looked_up_beside_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without MDVEC_REAL_DUCK the real duck's cases read ../shared/models/open_duck_mini_v2 beside this
+    checkout (the tools moved into mdvec/tools/ once and looked one folder too low, dropping those cases)."""
+    import importlib
+
+    monkeypatch.delenv("MDVEC_REAL_DUCK", raising=False)
+    checkout = Path(__file__).resolve().parents[2]
+    assert (checkout / "libmdvec" / "include" / "mdvec.h").is_file()
+    fresh = importlib.reload(contract)
+    try:
+        assert fresh.REAL_DUCK == checkout.parent / "shared" / "models" / "open_duck_mini_v2"
+    finally:
+        monkeypatch.undo()
+        importlib.reload(contract)

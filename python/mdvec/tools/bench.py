@@ -57,7 +57,7 @@ try:
 except ImportError:  # the gymnasium backend is skipped; everything else runs
     gymnasium = None  # type: ignore[assignment]
 
-ROOT = Path(__file__).resolve().parents[2]  # the source checkout (bench/, build*/), when run from one
+ROOT = Path(__file__).resolve().parents[3]  # the source checkout (bench/, build*/), when run from one
 DEFAULT_OUT = Path("mdvec-bench-results")  # relative: under the current directory
 C_BENCH_HELP = (
     "set MDVEC_BENCH (or --c-bench) to an mdvec_bench binary, or build one in a source checkout: "

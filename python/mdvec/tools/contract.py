@@ -40,7 +40,7 @@ TASKS: tuple[str, ...] = (DUCK, *GYM_TASKS, *OWN_TASKS)
 
 # The real Open Duck Mini v2 (test data beside a checkout, never shipped); $MDVEC_REAL_DUCK overrides.
 REAL_DUCK = Path(
-    os.environ.get("MDVEC_REAL_DUCK", Path(__file__).resolve().parents[3] / "shared" / "models" / "open_duck_mini_v2")
+    os.environ.get("MDVEC_REAL_DUCK", Path(__file__).resolve().parents[4] / "shared" / "models" / "open_duck_mini_v2")
 )
 
 
