@@ -9,9 +9,15 @@ import pytest
 
 import mdvec
 from mdvec import _resources
+from mdvec.gym_tasks import gymnasium_mujoco_unavailable
 from mdvec.vecenv import task_meta
 
 gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed (pip install 'gymnasium[mujoco]')")
+
+# The tests that make Gymnasium's own MuJoCo envs (the references) need them to run here (imageio: [mujoco]).
+needs_gym_mujoco = pytest.mark.skipif(
+    bool(gymnasium_mujoco_unavailable()), reason=gymnasium_mujoco_unavailable() or "-"
+)
 
 
 def test_task_meta_lookup() -> None:
@@ -56,6 +62,7 @@ def test_duck_dt_and_render_fps() -> None:
     env.close()
 
 
+@needs_gym_mujoco
 @pytest.mark.parametrize("frame_skip", [None, 2])
 def test_render_fps_equals_gymnasiums(frame_skip: int | None) -> None:
     """mdvec/Hopper-v5's render_fps (round(1 / dt) of the C env) is Gymnasium's Hopper-v5's."""
@@ -71,6 +78,7 @@ def test_render_fps_equals_gymnasiums(frame_skip: int | None) -> None:
         theirs.close()
 
 
+@needs_gym_mujoco
 def test_single_env_types_follow_the_kinds() -> None:
     """The C single env types its reward and info values as the reference does (the declared kinds)."""
     for task, reward_type in (("InvertedPendulum-v5", int), ("Hopper-v5", np.float64), ("duck", float)):
