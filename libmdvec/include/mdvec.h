@@ -100,12 +100,11 @@ typedef struct mdvec_option_ { /* one task option by name; see mdvec_config_t.op
  * MDVEC_TASK_NUMPY_DOT) equals numpy bit for bit only when cfg.dot names numpy's arithmetic on the
  * machine. The Python binding passes numpy's own ddot (MDVEC_DOT_CBLAS64 or _CBLAS), exact by
  * construction; a C caller without numpy keeps the default, MDVEC_DOT_PLAIN. */
-#define MDVEC_DOT_PLAIN \
-  0 /* sum of x[i]*y[i] left to right from 0.0, no FMA: OpenBLAS's Haswell, Zen,
-                                Sandybridge and Nehalem kernels below 16 elements, numpy without BLAS */
-#define MDVEC_DOT_FMA \
-  1                         /* the same with fused multiply-adds: OpenBLAS's SkylakeX, Cooperlake and
-                                SapphireRapids kernels (the pick on AVX-512 CPUs) below 16 elements */
+/* MDVEC_DOT_PLAIN: sum of x[i]*y[i] left to right from 0.0, no FMA (OpenBLAS's Haswell, Zen, Sandybridge and
+ * Nehalem kernels below 16 elements, numpy without BLAS). MDVEC_DOT_FMA: the same with fused multiply-adds
+ * (OpenBLAS's SkylakeX, Cooperlake and SapphireRapids kernels below 16 elements: the pick on AVX-512 CPUs). */
+#define MDVEC_DOT_PLAIN   0 /* left to right, no FMA */
+#define MDVEC_DOT_FMA     1 /* left to right with fused multiply-adds */
 #define MDVEC_DOT_CBLAS   2 /* call cfg.ddot (a cblas_ddot with int sizes) */
 #define MDVEC_DOT_CBLAS64 3 /* call cfg.ddot64 (an ILP64 cblas_ddot: numpy 2's scipy_cblas_ddot64_) */
 
@@ -285,9 +284,7 @@ MDVEC_API int mdvec_task_option_count(const char *task);
 /* Fill info (its struct_size set) with option k of the named task; return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info);
 
-#define MDVEC_TASK_NUMPY_DOT \
-  1 /* task flag (1.2): reproduces numpy's float64 dot (np.linalg.norm); see
-                                   MDVEC_DOT_* */
+#define MDVEC_TASK_NUMPY_DOT 1 /* task flag (1.2): reproduces numpy's float64 dot (np.linalg.norm); see MDVEC_DOT_* */
 
 /* Return the flags (MDVEC_TASK_* bits) of the named task (NULL: the default task), or MDVEC_ERR_ARG
  * when there is no such task (1.2). */
@@ -426,11 +423,9 @@ MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, doubl
  * of its reference, declared once by the task. */
 
 #define MDVEC_KIND_FLOAT 1 /* a Python float */
-#define MDVEC_KIND_NUMPY \
-  2                       /* a numpy scalar of the value's dtype: numpy.float64 (numpy.float32 for an
-                                MDVEC_DTYPE_ACTION field of float32 actions) */
-#define MDVEC_KIND_INT  3 /* a Python int */
-#define MDVEC_KIND_BOOL 4 /* a Python bool */
+#define MDVEC_KIND_NUMPY 2 /* a numpy scalar of the value's dtype (float32 for an ACTION field of float32 actions) */
+#define MDVEC_KIND_INT   3 /* a Python int */
+#define MDVEC_KIND_BOOL  4 /* a Python bool */
 
 /* Return metadata `key` of the named task (NULL: the default task) as static text, or NULL when the task
  * or the key is unknown or the task declares no value for it. Keys (more may be added; none is removed):

@@ -30,15 +30,12 @@ enum { GM_OPT_XML_FILE, GM_OPT_FRAME_SKIP, GM_OPT_MAX_EPISODE_STEPS, GM_OPT_RESE
  * gymnasium.register) and reset_noise_scale, as text. reset_noise_scale is bounded like
  * Generator.uniform(-s, s), which raises unless 0 <= 2 s < inf; max_episode_steps 0 is make's -1
  * (no TimeLimit). */
-#define GM_OPTIONS(xml, skip, steps, noise)                                \
-  GM_OPTIONS_FIXED_NOISE(xml, skip, steps), [GM_OPT_RESET_NOISE_SCALE] = { \
-                                              "reset_noise_scale",         \
-                                              MDVEC_OPT_DOUBLE,            \
-                                              noise,                       \
-                                              0.0,                         \
-                                              DBL_MAX / 2,                 \
-                                              NULL,                        \
-                                              "half-width of the uniform noise added to init_qpos/init_qvel at reset"}
+// clang-format off
+#define GM_OPTIONS(xml, skip, steps, noise)                                                          \
+  GM_OPTIONS_FIXED_NOISE(xml, skip, steps),                                                         \
+  [GM_OPT_RESET_NOISE_SCALE] = {"reset_noise_scale", MDVEC_OPT_DOUBLE, noise, 0.0, DBL_MAX / 2, NULL, \
+   "half-width of the uniform noise added to init_qpos/init_qvel at reset"}
+// clang-format on
 
 /*---------------------------------- Registration metadata (mdvec_task_meta) -----------------------*/
 
@@ -48,23 +45,15 @@ enum { GM_OPT_XML_FILE, GM_OPT_FRAME_SKIP, GM_OPT_MAX_EPISODE_STEPS, GM_OPT_RESE
 
 /* The first three GM_OPTIONS entries, for a v5 task without the reset_noise_scale option (Reacher,
  * Pusher: their reset noise is fixed); such a task's own options start at GM_N_FIXED_NOISE_OPTIONS. */
-#define GM_OPTIONS_FIXED_NOISE(xml, skip, steps)                                                                      \
-  [GM_OPT_XML_FILE] = {"xml_file",                                                                                    \
-                       MDVEC_OPT_STRING,                                                                              \
-                       xml,                                                                                           \
-                       0.0,                                                                                           \
-                       0.0,                                                                                           \
-                       NULL,                                                                                          \
-                       "MJCF model path (a bare name is Gymnasium's assets/<name>: the Python binding resolves it)"}, \
-  [GM_OPT_FRAME_SKIP] =                                                                                               \
-    {"frame_skip", MDVEC_OPT_INT, skip, 1.0, 1e6, NULL, "MuJoCo steps per env step; dt = opt.timestep * frame_skip"}, \
-  [GM_OPT_MAX_EPISODE_STEPS] = {"max_episode_steps",                                                                  \
-                                MDVEC_OPT_INT,                                                                        \
-                                steps,                                                                                \
-                                0.0,                                                                                  \
-                                2147483647.0,                                                                         \
-                                NULL,                                                                                 \
-                                "TimeLimit: truncated once this many steps were taken since reset (0: never)"}
+// clang-format off: one option per entry, as the tables in the task files
+#define GM_OPTIONS_FIXED_NOISE(xml, skip, steps)                                                    \
+  [GM_OPT_XML_FILE] = {"xml_file", MDVEC_OPT_STRING, xml, 0.0, 0.0, NULL,                           \
+   "MJCF model path (a bare name is Gymnasium's assets/<name>: the Python binding resolves it)"},   \
+  [GM_OPT_FRAME_SKIP] = {"frame_skip", MDVEC_OPT_INT, skip, 1.0, 1e6, NULL,                         \
+   "MuJoCo steps per env step; dt = opt.timestep * frame_skip"},                                    \
+  [GM_OPT_MAX_EPISODE_STEPS] = {"max_episode_steps", MDVEC_OPT_INT, steps, 0.0, 2147483647.0, NULL, \
+   "TimeLimit: truncated once this many steps were taken since reset (0: never)"}
+// clang-format on
 
 enum { GM_N_FIXED_NOISE_OPTIONS = GM_OPT_RESET_NOISE_SCALE };
 
@@ -100,34 +89,19 @@ double gm_weak_mul(double w, double x, int dtype);
  * (its enum names the five: GM_HOBS_* offsets from first). */
 enum { GM_HOBS_EXCLUDE, GM_HOBS_CINERT, GM_HOBS_CVEL, GM_HOBS_QFRC_ACTUATOR, GM_HOBS_CFRC_EXT, GM_N_HOBS };
 
-#define GM_HUMANOID_OBS_OPTIONS(first)                                                                                \
-  [(first) +                                                                                                          \
-    GM_HOBS_EXCLUDE] = {"exclude_current_positions_from_observation",   MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,       \
-                        "leave qpos[0:2] (x, y) out of the observation"},                                             \
-    [(first) + GM_HOBS_CINERT] = {"include_cinert_in_observation",                                                    \
-                                  MDVEC_OPT_BOOL,                                                                     \
-                                  "true",                                                                             \
-                                  0.0,                                                                                \
-                                  1.0,                                                                                \
-                                  NULL,                                                                               \
-                                  "append cinert[1:] (10 per body) to the observation"},                              \
-    [(first) + GM_HOBS_CVEL] = {"include_cvel_in_observation",                                                        \
-                                MDVEC_OPT_BOOL,                                                                       \
-                                "true",                                                                               \
-                                0.0,                                                                                  \
-                                1.0,                                                                                  \
-                                NULL,                                                                                 \
-                                "append cvel[1:] (6 per body) to the observation"},                                   \
-    [(first) +                                                                                                        \
-      GM_HOBS_QFRC_ACTUATOR] = {"include_qfrc_actuator_in_observation",       MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL, \
-                                "append qfrc_actuator[6:] to the observation"},                                       \
-    [(first) + GM_HOBS_CFRC_EXT] = {"include_cfrc_ext_in_observation",                                                \
-                                    MDVEC_OPT_BOOL,                                                                   \
-                                    "true",                                                                           \
-                                    0.0,                                                                              \
-                                    1.0,                                                                              \
-                                    NULL,                                                                             \
-                                    "append cfrc_ext[1:] (6 per body) to the observation"}
+// clang-format off: one option per entry, as the tables in the task files
+#define GM_HUMANOID_OBS_OPTIONS(first)                                                               \
+  [(first) + GM_HOBS_EXCLUDE] = {"exclude_current_positions_from_observation", MDVEC_OPT_BOOL, "true", \
+   0.0, 1.0, NULL, "leave qpos[0:2] (x, y) out of the observation"},                                \
+  [(first) + GM_HOBS_CINERT] = {"include_cinert_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL, \
+   "append cinert[1:] (10 per body) to the observation"},                                           \
+  [(first) + GM_HOBS_CVEL] = {"include_cvel_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,  \
+   "append cvel[1:] (6 per body) to the observation"},                                              \
+  [(first) + GM_HOBS_QFRC_ACTUATOR] = {"include_qfrc_actuator_in_observation", MDVEC_OPT_BOOL, "true", \
+   0.0, 1.0, NULL, "append qfrc_actuator[6:] to the observation"},                                  \
+  [(first) + GM_HOBS_CFRC_EXT] = {"include_cfrc_ext_in_observation", MDVEC_OPT_BOOL, "true", 0.0, 1.0, \
+   NULL, "append cfrc_ext[1:] (6 per body) to the observation"}
+// clang-format on
 
 typedef struct gm_humanoid_ { /* what the humanoid tasks share: observation parts, info fields */
   int exclude, cinert, cvel, qfrc_actuator, cfrc_ext; /* the GM_HUMANOID_OBS_OPTIONS values */
