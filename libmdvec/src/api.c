@@ -498,7 +498,7 @@ void mdvec_destroy(mdvec_t *h) {
     mdv_pool_destroy(h->pool);
   } else {
     mdv_pool_abandon(h->pool); /* a forked child: the workers are the parent's (and a call the parent had
-                                   running left busy set in this copy: no wait); free only the memory */
+                                  running left busy set in this copy: no wait); free only the memory */
   }
   /* only the envs that were begun: the others' pages were never touched (a refused huge num_envs) */
   for (int i = 0; h->env_mem && i < h->envs_begun; i++) h->task->env_free(env_at(h, i));

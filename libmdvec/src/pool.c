@@ -102,7 +102,7 @@ struct mdv_pool {
   /* read-only after create */
   int num_threads;      /* T, the caller included */
   unsigned pause_iters; /* pause iterations in MDV_POOL_PAUSE_NS; 0 when threads
-                                        outnumber CPUs (then every spin iteration yields) */
+                           outnumber CPUs (then every spin iteration yields) */
   mdv_worker *workers;  /* (T-1) started workers, NULL when T == 1 */
 
   /* written by the caller: the job, published by generation */

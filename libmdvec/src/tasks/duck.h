@@ -24,7 +24,7 @@ extern const double mdv_duck_reward_v1[6];  /* w_up, w_height, w_pose, w_rate, h
 extern const double mdv_duck_reward_v2[6];  /* w_terms, w_rate, w_effort, height, pose, still widths */
 extern const double mdv_duck_fall_div;      /* fallen: trunk height below h_home / this */
 extern const double mdv_duck_dr_ranges[10]; /* mass scale, floor friction, latency [lo, hi), init noise,
-                                                noise scale: (lo, hi) pairs in draw order */
+                                               noise scale: (lo, hi) pairs in draw order */
 
 /*---------------------------------- Model ---------------------------------------------------------*/
 

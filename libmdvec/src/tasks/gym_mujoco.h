@@ -140,7 +140,7 @@ typedef struct gm_walker_ {
   double healthy_reward;        /* reward of a healthy step (reward_survive) */
   int terminate_when_unhealthy; /* terminated = not healthy and this */
   int check_state;              /* Hopper: healthy also needs state_lo < v < state_hi, v in
-                                     concatenate(qpos, qvel)[2:] */
+                                   concatenate(qpos, qvel)[2:] */
   double state_lo, state_hi;    /* the state range (when check_state) */
   double z_lo, z_hi;            /* healthy when z_lo < qpos[1] < z_hi */
   double angle_lo, angle_hi;    /* healthy when angle_lo < qpos[2] < angle_hi */
