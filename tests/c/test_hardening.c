@@ -47,6 +47,13 @@ typedef struct {
 
 typedef int (*scenario)(const void *arg, char *msg, size_t n);
 
+/* Run fn in this process (the sanitizers' builds, which do not fork these), its message kept. */
+static outcome in_process(scenario fn) {
+  outcome o = {.ran = 1};
+  o.code = fn(NULL, o.msg, sizeof o.msg);
+  return o;
+}
+
 /* Run fn in a forked child with RLIMIT_AS = limit bytes (0: none) in a fresh temporary directory; the
  * directory is removed afterwards and *stray is set when the child left a file in it. */
 static outcome in_child(double limit, scenario fn, const void *arg, int *stray) {
@@ -306,8 +313,7 @@ static int step_from_two_threads(const void *arg, char *msg, size_t n) {
 }
 
 static void test_concurrent_calls_refused(void) {
-  outcome o = SANITIZED ? (outcome){1, 0, step_from_two_threads(NULL, (char[1024]){0}, 1024), 0, ""}
-                        : in_child(0, step_from_two_threads, NULL, NULL);
+  outcome o = SANITIZED ? in_process(step_from_two_threads) : in_child(0, step_from_two_threads, NULL, NULL);
   CHECK_THAT("two threads on one handle: overlapping calls refused, no deadlock", o.ran && o.code == MDVEC_OK);
   printf("  %s\n", o.msg);
   if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
@@ -318,15 +324,18 @@ static void test_concurrent_calls_refused(void) {
  * heap-use-after-free in mj_step; without ASan a crash, which in_child reports). */
 typedef struct {
   mdvec_t *h;
-  atomic_int started, done;
+  atomic_int done;
   int code;
 } long_stepper;
 
 static void *step_long(void *arg) {
   long_stepper *s = arg;
   static double actions[2 * NU];
-  atomic_store(&s->started, 1);
-  s->code = mdvec_step(s->h, actions);
+  int code;
+  do { /* refused ("concurrent call") only while the main thread's probe runs, which is before destroy */
+    code = mdvec_step(s->h, actions);
+  } while (code == MDVEC_ERR_STATE);
+  s->code = code;
   atomic_store(&s->done, 1);
   return NULL;
 }
@@ -345,21 +354,25 @@ static int destroy_while_stepping(const void *arg, char *msg, size_t n) {
   if (code != MDVEC_OK || (code = mdvec_reset(s.h)) != MDVEC_OK) return code;
   pthread_t t;
   pthread_create(&t, NULL, step_long, &s);
-  while (!atomic_load(&s.started)) sched_yield();
-  const struct timespec pause = {0, 20 * 1000 * 1000}; /* the step has begun (it lasts ~100 ms) */
-  nanosleep(&pause, NULL);
-  int running = !atomic_load(&s.done);
+  /* Destroy only once the step is inside the library: a probe call is then refused as concurrent (a
+   * sleep after the thread's start was not enough under TSan: destroy could come first and free the
+   * handle before the step began). The step lasts ~100 ms; the probe takes microseconds. */
+  int running = 0;
+  double t_sim;
+  while (!running && !atomic_load(&s.done)) {
+    running = mdvec_get_state(s.h, 0, 1u /* mjSTATE_TIME */, &t_sim, 1) == MDVEC_ERR_STATE;
+    if (!running) sched_yield();
+  }
   mdvec_destroy(s.h);
   int done_first = atomic_load(&s.done);
   pthread_join(t, NULL);
   snprintf(msg, n, "step still running at destroy: %d; it had returned when destroy did: %d; its code %d", running,
            done_first, s.code);
-  return done_first && s.code == MDVEC_OK ? MDVEC_OK : 1001;
+  return running && done_first && s.code == MDVEC_OK ? MDVEC_OK : 1001;
 }
 
 static void test_destroy_waits_for_a_running_call(void) {
-  outcome o = SANITIZED ? (outcome){1, 0, destroy_while_stepping(NULL, (char[1024]){0}, 1024), 0, ""}
-                        : in_child(0, destroy_while_stepping, NULL, NULL);
+  outcome o = SANITIZED ? in_process(destroy_while_stepping) : in_child(0, destroy_while_stepping, NULL, NULL);
   CHECK_THAT("mdvec_destroy while another thread steps: waits, the step returns OK", o.ran && o.code == MDVEC_OK);
   printf("  %s\n", o.msg);
   if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
