@@ -9,7 +9,8 @@
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
 #   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
 #   stacks    oldest numpy + Gymnasium 1.2.2 suite; numpy 1.x refused      ci/stacks.sh
-#   installs  the README's test command in a core-only and a gymnasium-without-[mujoco] venv  ci/installs.sh
+#   installs  the README's first command in a fresh clone; its test command in a core-only and a
+#             gymnasium-without-[mujoco] venv                                ci/installs.sh
 #   wheel     ci/build_wheel.sh (sdist + manylinux wheel); the wheel installed with no compiler on
 #             PATH, demo, bench, contract --quick; examples/c built against the pip install  ci/wheel.sh
 #   extras    pip install "mdvec[gymnasium]" there, gymnasium.make(_vec)   ci/extras.sh
