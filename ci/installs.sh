@@ -11,9 +11,12 @@
 source "$(dirname "$0")/lib.sh"
 rc=0
 first=$(python3 - <<'PY'
-import re
-block = re.search(r"^```sh\n(.*?)^```", open("README.md").read(), flags=re.S | re.M).group(1)
-print(next(line.split("  #")[0].strip() for line in block.splitlines() if line.startswith("python3 -m venv")))
+import sys
+sys.path.insert(0, "ci")
+import readme  # its own parsers: the README's blocks and their commands, as ci/readme.py lists them
+
+body = next(body for lang, body, _ in readme.fenced_blocks(open("README.md").read()) if lang == "sh")
+print(readme.commands(body)[0])
 PY
 )
 clone=$OUT/readme-clone
