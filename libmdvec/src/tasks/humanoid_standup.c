@@ -136,12 +136,7 @@ static void standup_position_info(const mk_env *e, const mdv_out *out) {
 static void standup_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   mk_env *e = env;
   const standup_shared *sh = e->sh;
-  const mk_shared *g = e->k;
-  mjData *d = e->d;
-  mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
-  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
-  mk_set_state_done(e);
+  mk_reset_uniform(e, rng);
   gm_humanoid_obs(&sh->h, e->k->m, e->d, out->obs);
   standup_position_info(e, out); /* _get_reset_info */
 }

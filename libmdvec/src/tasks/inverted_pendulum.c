@@ -77,12 +77,7 @@ static int inverted_pendulum_obs(const mk_env *e, double *obs) {
 
 static void inverted_pendulum_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   mk_env *e = env;
-  const mk_shared *g = e->k;
-  mjData *d = e->d;
-  mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
-  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
-  mk_set_state_done(e);
+  mk_reset_uniform(e, rng);
   inverted_pendulum_obs(e, out->obs);
 }
 

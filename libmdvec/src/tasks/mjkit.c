@@ -194,6 +194,14 @@ void mk_set_state_done(mk_env *e) {
   mj_forward(e->k->m, e->d);
 }
 
+void mk_reset_uniform(mk_env *e, mdv_pcg64 *rng) {
+  const mk_shared *k = e->k;
+  mk_reset_begin(e);
+  mk_add_uniform_noise(e, e->d->qpos, k->init_qpos, k->m->nq, rng); /* reset_model */
+  mk_add_uniform_noise(e, e->d->qvel, k->init_qvel, k->m->nv, rng);
+  mk_set_state_done(e);
+}
+
 /*---------------------------------- Step ----------------------------------------------------------*/
 
 void mk_do_simulation(mk_env *e, const double *action) {

@@ -119,6 +119,10 @@ void mk_add_normal_noise(const mk_env *e, double *dst, const double *init, int n
 /* End a reset once qpos/qvel were written (MujocoEnv.set_state): mj_forward. */
 void mk_set_state_done(mk_env *e);
 
+/* The whole reset of a task whose reset_model adds uniform noise to both: mk_reset_begin; qpos = init_qpos +
+ * uniform(-s, s, nq); qvel = init_qvel + uniform(-s, s, nv) (qpos draws first); mk_set_state_done. */
+void mk_reset_uniform(mk_env *e, mdv_pcg64 *rng);
+
 /* data.ctrl[:] = action; mj_step frame_skip times; mj_rnePostConstraint (MujocoEnv.do_simulation). */
 void mk_do_simulation(mk_env *e, const double *action);
 

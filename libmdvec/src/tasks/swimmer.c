@@ -107,12 +107,8 @@ static void swimmer_obs(const mk_env *e, double *obs) {
 
 static void swimmer_reset(void *env, mdv_pcg64 *rng, const mdv_out *out) {
   mk_env *e = env;
-  const mk_shared *g = e->k;
-  mjData *d = e->d;
-  mk_reset_begin(e);
-  mk_add_uniform_noise(e, d->qpos, g->init_qpos, g->m->nq, rng); /* reset_model */
-  mk_add_uniform_noise(e, d->qvel, g->init_qvel, g->m->nv, rng);
-  mk_set_state_done(e);
+  const mjData *d = e->d;
+  mk_reset_uniform(e, rng);
   swimmer_obs(e, out->obs);
   mk_info(out, SWM_X_POSITION, d->qpos[0]); /* _get_reset_info */
   mk_info(out, SWM_Y_POSITION, d->qpos[1]);
