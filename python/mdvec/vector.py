@@ -302,7 +302,13 @@ def resolve_task(name: str) -> tuple[str, str]:
     if not isinstance(name, str):
         raise TypeError(f"task: expected a task name or id, got {type(name).__name__} {name!r}")
     if name in tasks:
-        return name, next(i for i, t in ids.items() if t == name)
+        env_id = task_meta(name, "id")
+        if env_id is None:  # a task may declare none; next() over ids raised a bare StopIteration here
+            raise ValueError(
+                f"task: {name!r} declares no id (mdvec_task_meta), so mdvec.make cannot build it; use "
+                f"mdvec.VecEnv(num_envs, task={name!r})"
+            )
+        return name, env_id
     if name in ids:
         return ids[name], name
     close = difflib.get_close_matches(name, [*tasks, *ids], n=3, cutoff=0.6)

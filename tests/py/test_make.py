@@ -39,6 +39,19 @@ def test_names_and_suggestions() -> None:
         mdvec.make(3)  # type: ignore[arg-type]
 
 
+def test_a_task_without_an_id_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task may declare no id: make says so (it raised a bare StopIteration)."""
+    from mdvec import vecenv
+    from mdvec.vector import resolve_task
+
+    declared = vecenv.task_meta
+    monkeypatch.setattr(
+        vecenv, "task_meta", lambda t, k: None if (t, k) == ("cartpole_swingup", "id") else declared(t, k)
+    )
+    with pytest.raises(ValueError, match="'cartpole_swingup' declares no id"):
+        resolve_task("cartpole_swingup")
+
+
 def test_core_vector_env_without_gymnasium(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without Gymnasium, make() gives the core VectorEnv with plain spaces, NEXT_STEP by default."""
     monkeypatch.setitem(sys.modules, "gymnasium", None)  # import gymnasium fails
