@@ -184,8 +184,6 @@ def load_model(venv: Any) -> Any:
     Python entry point its ``reference`` metadata names, made with the envs' options): the same MJCF, as
     each such task's tests check. Raises ValueError for a built-in model without such a reference.
     """
-    import importlib
-
     import mujoco
 
     from ..vecenv import is_gymnasium_id, task_meta
@@ -201,10 +199,19 @@ def load_model(venv: Any) -> Any:
     reference = task_meta(task, "reference")
     if not reference or is_gymnasium_id(reference):
         raise ValueError(f"task {task!r} runs a built-in model with no file and no Python reference to draw it with")
-    module, _, attr = reference.partition(":")
-    factory = getattr(importlib.import_module(module), attr)
-    env = factory(**options) if getattr(factory, "gymnasium_api", False) else factory(seed=0, **options)
+    env = make_entry_point(reference, 0, options)
     return getattr(env, "unwrapped", env).model
+
+
+def make_entry_point(target: str, seed: int, options: dict[str, Any]) -> Any:
+    """Make a task's Python reference, its "reference" metadata "module:attr" (imported now): ``attr(**options)``
+    when attr says ``gymnasium_api = True`` (Gymnasium's reset/step, seeded at its first reset), else
+    ``attr(seed=seed, **options)`` (e.g. ``mdvec.reference.DuckEnv``)."""
+    import importlib
+
+    module, _, attr = target.partition(":")
+    factory = getattr(importlib.import_module(module), attr)
+    return factory(**options) if getattr(factory, "gymnasium_api", False) else factory(seed=seed, **options)
 
 
 class FrameRenderer:

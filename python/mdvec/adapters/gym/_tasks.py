@@ -9,7 +9,6 @@ vectorization_mode="vector_entry_point" | "sync" | "async")`` work for it.
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 import gymnasium
 
 from ...vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
+from .._shared import make_entry_point
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, PlainReferenceCore
 from .vector import MdvecVectorEnv
 
@@ -121,13 +121,11 @@ def entry_point_reference(target: str) -> Callable[..., Any]:
     wrapped in a ``PlainReferenceCore``; any other is made as ``attr(seed=seed, **options)``: a
     gymnasium.Env used as is, or an env with the interface of ``mdvec.reference.DuckEnv``, wrapped in a
     ``DuckReferenceCore``."""
-    module, _, attr = target.partition(":")
 
     def make(seed: int, **options: Any) -> Any:
-        factory = getattr(importlib.import_module(module), attr)
-        if getattr(factory, "gymnasium_api", False):  # reset/step as Gymnasium's, seeded at its first reset
-            return PlainReferenceCore(factory(**options), seed)
-        env = factory(seed=seed, **options)
+        env = make_entry_point(target, seed, options)
+        if getattr(env, "gymnasium_api", False):  # reset/step as Gymnasium's, seeded at its first reset
+            return PlainReferenceCore(env, seed)
         return env if isinstance(env, gymnasium.Env) else DuckReferenceCore(env)
 
     make.__qualname__ = make.__name__ = f"reference[{target}]"
