@@ -321,7 +321,7 @@ static void test_concurrent_calls_refused(void) {
 
 /* mdvec_destroy from one thread while another steps (a long step: 2 envs of 2000 substeps): destroy waits
  * for the step, which returns MDVEC_OK; before the fix destroy freed the envs under it (ASan:
- * heap-use-after-free in mj_step; without ASan a crash, which in_child reports). */
+ * heap-use-after-free in mj_step; without ASan a crash, which in_child reports: both fail this check). */
 typedef struct {
   mdvec_t *h;
   atomic_int done;
@@ -363,12 +363,13 @@ static int destroy_while_stepping(const void *arg, char *msg, size_t n) {
     running = mdvec_get_state(s.h, 0, 1u /* mjSTATE_TIME */, &t_sim, 1) == MDVEC_ERR_STATE;
     if (!running) sched_yield();
   }
+  /* That destroy waited shows as no crash (the fork child) and no heap-use-after-free (ASan) in the step,
+   * and the step's MDVEC_OK. Not as the thread's done flag: the thread sets it after mdvec_step returned,
+   * which is after the call left the handle, so destroy may rightly return first (TSan runs saw it). */
   mdvec_destroy(s.h);
-  int done_first = atomic_load(&s.done);
   pthread_join(t, NULL);
-  snprintf(msg, n, "step still running at destroy: %d; it had returned when destroy did: %d; its code %d", running,
-           done_first, s.code);
-  return running && done_first && s.code == MDVEC_OK ? MDVEC_OK : 1001;
+  snprintf(msg, n, "step still running at destroy: %d; its code %d", running, s.code);
+  return running && s.code == MDVEC_OK ? MDVEC_OK : 1001;
 }
 
 static void test_destroy_waits_for_a_running_call(void) {
