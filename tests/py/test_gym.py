@@ -70,8 +70,10 @@ def same_step_result(a: tuple, b: tuple) -> bool:
 # ----------------------------------------------------------------------------------- registration
 def test_ids_registered_with_both_entry_points():
     spec = gymnasium.spec(ID)
-    assert spec.entry_point is mdvec.gym.DuckBalanceEnv
-    assert spec.vector_entry_point is mdvec.gym.DuckBalanceVectorEnv
+    assert spec.entry_point == "mdvec.gym:DuckBalance_v0Env"  # "module:attr", as Gymnasium's ids (JSON: test_gym_spec)
+    assert spec.vector_entry_point == "mdvec.gym:DuckBalance_v0VectorEnv"
+    assert mdvec.gym.DuckBalance_v0Env is mdvec.gym.DuckBalanceEnv
+    assert mdvec.gym.DuckBalance_v0VectorEnv is mdvec.gym.DuckBalanceVectorEnv
     assert spec.max_episode_steps is None  # the task truncates itself (episode_len)
 
 

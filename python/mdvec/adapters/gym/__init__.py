@@ -7,7 +7,9 @@ Importing this package registers the id every library task declares (``mdvec/Duc
     envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=64,
                               vectorization_mode="vector_entry_point", threads=4)
 
-``import mdvec`` registers them too when gymnasium is installed.
+``import mdvec`` registers them too when gymnasium is installed. The entry points are "module:attr"
+strings, as Gymnasium's own ids' (``"mdvec.gym:Hopper_v5Env"``, ``"mdvec.gym:Hopper_v5VectorEnv"``: the
+classes are attributes of this module), so specs serialise (``EnvSpec.to_json``).
 """
 
 from __future__ import annotations

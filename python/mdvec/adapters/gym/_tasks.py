@@ -9,6 +9,7 @@ vectorization_mode="vector_entry_point" | "sync" | "async")`` work for it.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, Plain
 from .vector import MdvecVectorEnv
 
 TASKS: dict[str, TaskEntry] = {}
+HOME = "mdvec.gym"  # the module whose attributes the registered classes are: entry points "mdvec.gym:<class name>"
 DUCK_ID: str = task_meta("duck", "id") or ""  # the duck's id, as its task declares it ("mdvec/DuckBalance-v0")
 
 
@@ -55,8 +57,20 @@ class TaskEntry:
 
 
 def _class_name(env_id: str) -> str:
-    name = env_id.split("/")[-1]
-    return "".join(ch if ch.isalnum() else "_" for ch in name)
+    """The name of an id's classes (``<name>Env``, ``<name>VectorEnv``): "mdvec/Hopper-v5" -> "Hopper_v5", or
+    the whole id ("other_ns_Hopper_v5") when that name is another id's."""
+    home = _home()
+    for part in (env_id.split("/")[-1], env_id):
+        name = "".join(ch if ch.isalnum() else "_" for ch in part)
+        held = getattr(home, name + "Env", None)
+        if held is None or getattr(getattr(held, "entry", None), "env_id", None) == env_id:
+            return name
+    raise ValueError(f"env_id: {env_id!r} names the same classes as another registered id; rename it")
+
+
+def _home() -> Any:
+    """The module the entry point strings name (``mdvec.adapters.gym``, public name ``mdvec.gym``)."""
+    return sys.modules[__name__.rpartition(".")[0]]
 
 
 def register_task(
@@ -101,12 +115,16 @@ def register_task(
     )
     object.__setattr__(entry, "env_class", env_class)
     object.__setattr__(entry, "vector_class", vector_class)
+    home = _home()
+    for cls in (env_class, vector_class):  # importable by name: "mdvec.gym:Hopper_v5Env", as Gymnasium's own ids
+        cls.__module__ = HOME
+        setattr(home, cls.__name__, cls)
     if env_id in gymnasium.registry:
         del gymnasium.registry[env_id]  # re-registration replaces silently
-    gymnasium.register(
+    gymnasium.register(  # "module:attr" strings, so that EnvSpec.to_json / from_json work (a class is no JSON)
         id=env_id,
-        entry_point=env_class,
-        vector_entry_point=vector_class,
+        entry_point=f"{HOME}:{env_class.__name__}",
+        vector_entry_point=f"{HOME}:{vector_class.__name__}",
         kwargs=dict(entry.defaults),
         max_episode_steps=entry.max_episode_steps,
         reward_threshold=entry.reward_threshold,
