@@ -88,6 +88,13 @@ COMMANDS = {
         ELSEWHERE,
         "ci/wheel.sh: python -m mdvec bench --quick --no-plot, from the installed wheel",
     ),
+    # docs/adding_a_task.md, "Using the task from the README's venv"
+    ". .venv/bin/activate && pip install .": (
+        EXEMPT,
+        "reinstalls mdvec into the README's venv: it would replace the mdvec under test (ci/installs.sh runs "
+        "the README's first pip install . in a fresh clone)",
+    ),
+    "python -c \"import mdvec; print(mdvec.task_summary('cartpole_swingup'))\"": (RUN, ""),
     # docs/python.md
     "python -m mdvec --version": (RUN, ""),
     "python -m mdvec --help": (RUN, ""),
