@@ -42,9 +42,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(site: Path | None, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m mdvec config ARGS`` with mdvec imported from site (the checkout's when None)."""
+    """Run ``python -m mdvec config ARGS`` with mdvec imported from site, which finds its own library; or,
+    when site is None, from the checkout with the library this suite runs on (MDVEC_LIB: the build folder
+    may lie anywhere, e.g. outside the source tree, where the checkout's own search does not look)."""
+    from mdvec.vecenv import lib
+
     env = {k: v for k, v in os.environ.items() if k != "MDVEC_LIB"}
     env["PYTHONPATH"] = str(site if site is not None else ROOT / "python")
+    if site is None:
+        env["MDVEC_LIB"] = str(lib().path)
     return subprocess.run(
         [sys.executable, "-m", "mdvec", "config", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
     )
@@ -142,10 +148,13 @@ def test_without_gymnasium_model_and_assets_exit_2_saying_what_to_install(
         assert out == "" and "gymnasium is not installed" in err and "pip install" in err
 
 
-def test_a_source_checkout_is_not_a_pip_install() -> None:
+def test_a_source_checkout_is_not_a_pip_install(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(None, "--cflags")
     assert r.returncode == 2 and r.stdout == ""
     assert "not a pip install" in r.stderr and "mdvec.pc" in r.stderr
+    assert config.main(["--libs"]) == 2  # the tool itself, wherever the build folder is
+    out, err = capsys.readouterr()
+    assert out == "" and "not a pip install" in err
 
 
 def test_read_pc_refuses_an_undefined_variable(tmp_path: Path) -> None:
