@@ -21,12 +21,12 @@ from mdvec.tools import config
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A site-packages holding mdvec as the wheel lays it out, and (a link to) the real mujoco package."""
+def make_site(site: Path) -> Path:
+    """Lay out in site a site-packages holding mdvec as the wheel lays it out, and (a link to) the real
+    mujoco package; return site."""
     from mdvec.vecenv import lib
 
-    site = tmp_path_factory.mktemp("site")
+    site.mkdir(parents=True, exist_ok=True)
     pkg = site / "mdvec"
     shutil.copytree(ROOT / "python" / "mdvec", pkg, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(lib().path, pkg / "libmdvec.so.1")  # the build's library; its soname is libmdvec.so.1 too
@@ -39,6 +39,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (pkg / "pkgconfig" / "mdvec.pc").write_text(template)
     (site / "mujoco").symlink_to(Path(mujoco.__file__).resolve().parent)
     return site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site-packages holding mdvec as the wheel lays it out (make_site)."""
+    return make_site(tmp_path_factory.mktemp("site"))
 
 
 def run(site: Path | None, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -155,6 +161,64 @@ def test_a_source_checkout_is_not_a_pip_install(capsys: pytest.CaptureFixture[st
     assert config.main(["--libs"]) == 2  # the tool itself, wherever the build folder is
     out, err = capsys.readouterr()
     assert out == "" and "not a pip install" in err
+
+
+@pytest.mark.parametrize(
+    "path", ["/plain/path-1.2_x", "/a b/c d", "/q'u\"o`t$HOME${x}*?[a]\\;&|<>(){}~#!", "/tab\tnew\nline"]
+)
+def test_shell_escape_reads_back_as_one_word(path: str) -> None:
+    escaped = config.shell_escape(path)
+    assert (escaped == path) == (path == "/plain/path-1.2_x")  # a plain path prints as it is
+    r = subprocess.run(
+        ["sh", "-c", 'eval "set -- $1"; printf "%s|" "$#" "$@"', "sh", escaped + " -Ix"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert r.stdout == f"2|{path}|-Ix|"
+
+
+def test_a_path_with_a_space_is_escaped_as_pkg_config_does_and_builds_with_eval(tmp_path: Path) -> None:
+    """The README's C build line, with the venv in a folder whose name has a space: the flags are shell
+    words (a backslash before the space), which eval reads back whole; cc builds a program that runs."""
+    site = make_site(tmp_path / "my venv" / "site-packages")
+    pkg = site / "mdvec"
+    r = run(site, "--cflags", "--libs", "--pkgconfigdir")
+    assert r.returncode == 0, r.stderr
+    flags, pcdir = r.stdout.splitlines()
+    assert pcdir == f"{pkg}/pkgconfig"  # a path on its own line prints as it is
+    esc_pkg, esc_site = (str(p).replace(" ", "\\ ") for p in (pkg, site))  # only the space needs it here
+    assert (
+        flags == f"-I{esc_pkg}/include {esc_pkg}/libmdvec.so.1 -Wl,-rpath,{esc_pkg} -Wl,-rpath-link,{esc_site}/mujoco"
+    )
+    words = subprocess.run(
+        ["sh", "-c", 'eval "set -- $1"; printf "%s\\n" "$@"', "sh", flags], capture_output=True, text=True, check=True
+    )
+    assert words.stdout.splitlines() == [
+        f"-I{pkg}/include",
+        f"{pkg}/libmdvec.so.1",
+        f"-Wl,-rpath,{pkg}",
+        f"-Wl,-rpath-link,{site}/mujoco",
+    ]
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc)")
+    exe = tmp_path / "my venv" / "hold pose"
+    env = {k: v for k, v in os.environ.items() if k not in ("MDVEC_LIB", "LD_LIBRARY_PATH")}
+    env["PYTHONPATH"] = str(site)
+    build = subprocess.run(
+        ["sh", "-c", 'eval "cc -O2 -o \\"\\$1\\" \\"\\$2\\" $("$3" -m mdvec config --cflags --libs)"', "sh"]
+        + [str(exe), str(ROOT / "examples" / "c" / "hold_pose.c"), sys.executable],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert build.returncode == 0, build.stderr
+    r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "8 envs x 2 threads, 8 episodes" in r.stdout
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, check=True, env=env).stdout
+    assert f"libmdvec.so.1 => {pkg}/libmdvec.so.1" in ldd
 
 
 def test_read_pc_refuses_an_undefined_variable(tmp_path: Path) -> None:

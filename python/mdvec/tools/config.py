@@ -15,7 +15,14 @@ libmdvec's libmujoco; at run time libmdvec's own RUNPATH, ``$ORIGIN/../mujoco``,
 wheel's library). Gymnasium's v5 tasks take their model as the option ``xml_file``, a path:
 ``--gym-assets`` prints Gymnasium's assets folder, ``--model TASK`` a task's default model file.
 
-Output: ``--cflags``/``--libs`` on one line, then each path asked for on a line of its own. Exit
+Output: ``--cflags``/``--libs`` on one line, then each path asked for on a line of its own. In the
+``--cflags``/``--libs`` line every character of a path that a shell would take apart (a space, a quote,
+``$``...) is escaped with a backslash, as pkg-config escapes its ``${pcfiledir}``: the line is shell
+words, read as such by a Makefile's recipe or by ``eval``, never split inside a path. A path with no
+such character (the usual case) prints as it is, so ``$(mdvec-config --cflags --libs)``, which splits
+at spaces and leaves backslashes alone, works; where the path has a space, use
+``eval "cc prog.c $(mdvec-config --cflags --libs)"``. The paths on their own lines print as they are
+(``PKG_CONFIG_PATH=$(mdvec-config --pkgconfigdir)`` is not split). Exit
 status 0; 2 with a message on stderr for an unknown flag, no flag, an unknown task, no gymnasium, or
 an mdvec that is not a pip install (a source checkout: meson install writes the .pc file there).
 """
@@ -30,6 +37,7 @@ from pathlib import Path
 
 PC_FILE = Path("pkgconfig") / "mdvec.pc"  # in the package folder (libmdvec/meson.build installs it)
 _VARIABLE = re.compile(r"\$\{([A-Za-z0-9_.]+)\}")
+_SHELL_SPECIAL = re.compile(r"[^A-Za-z0-9_@%+=:,./-]")  # what a POSIX shell could take apart in a word
 
 
 class ConfigError(Exception):
@@ -41,17 +49,26 @@ def package_dir() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
-def read_pc(path: Path) -> dict[str, str]:
+def shell_escape(text: str) -> str:
+    """Return text with a backslash before every character a POSIX shell would split or expand (a space,
+    quotes, ``$``, ``*``...), as pkg-config escapes spaces in paths: ``sh`` reads it back as one word.
+    A newline, which a backslash cannot escape (it would join lines), is put in single quotes."""
+    return _SHELL_SPECIAL.sub(lambda m: "'\n'" if m.group(0) == "\n" else "\\" + m.group(0), text)
+
+
+def read_pc(path: Path, escape: bool = False) -> dict[str, str]:
     """Return the fields of a pkg-config file (``Cflags``, ``Libs``, ...), its ``${variables}``
-    expanded, ``${pcfiledir}`` being the file's folder and every absolute path variable normalised."""
+    expanded, ``${pcfiledir}`` being the file's folder and every absolute path variable normalised.
+    With escape, a variable's value is shell-escaped (:func:`shell_escape`) where a field uses it."""
     variables = {"pcfiledir": str(path.parent)}
     fields: dict[str, str] = {}
 
-    def expand(text: str, line_no: int) -> str:
+    def expand(text: str, line_no: int, field: bool = False) -> str:
         def one(match: re.Match[str]) -> str:
             if match.group(1) not in variables:
                 raise ConfigError(f"{path}:{line_no}: undefined variable ${{{match.group(1)}}}")
-            return variables[match.group(1)]
+            value = variables[match.group(1)]
+            return shell_escape(value) if field and escape else value
 
         return _VARIABLE.sub(one, text)
 
@@ -62,7 +79,8 @@ def read_pc(path: Path) -> dict[str, str]:
         match = re.match(r"([A-Za-z0-9_.]+)\s*([=:])\s*(.*)$", line)
         if match is None:
             raise ConfigError(f"{path}:{line_no}: not a pkg-config line: {line!r}")
-        name, kind, value = match.group(1), match.group(2), expand(match.group(3), line_no)
+        name, kind = match.group(1), match.group(2)
+        value = expand(match.group(3), line_no, field=kind == ":")
         if kind == "=":
             variables[name] = os.path.normpath(value) if value.startswith("/") else value
         else:
@@ -145,7 +163,7 @@ def answer(args: argparse.Namespace) -> list[str]:
     """Return the lines to print for parsed arguments; raise ConfigError for what cannot be answered."""
     lines = []
     if args.cflags or args.libs:
-        fields = read_pc(pc_path())
+        fields = read_pc(pc_path(), escape=True)
         wanted = [name for name, asked in (("Cflags", args.cflags), ("Libs", args.libs)) if asked]
         lines.append(" ".join(fields[name] for name in wanted if fields.get(name)))
     if args.pkgconfigdir:
