@@ -194,6 +194,42 @@ def numpy_refusal(task: str) -> str:
     )
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def stepped_dtype(dtype: np.dtype, follows: bool, task: str, what: str = "actions") -> np.dtype | None:
+    """Return the dtype actions of numpy ``dtype`` are stepped in, native float32 or float64, or None for a
+    dtype that is no float (the caller refuses or converts it); raise TypeError for a dtype refused.
+
+    float32 and float64 of either byte order step as themselves (the same values, native order). The other
+    floats (float16, longdouble) become float64 when the task's results do not follow the actions' dtype
+    (``follows`` False: its reference converts actions to float64, as DuckEnv). When they do (the Gymnasium
+    v5 tasks: Gymnasium computes the control cost in the actions' dtype), those floats and integers and
+    bools are refused: the reference would compute in float16, long double or integer arithmetic, which
+    mdvec does not reproduce, so its rewards and info would differ silently.
+    """
+    if dtype.kind == "f":
+        if dtype.itemsize == 4:
+            return _F32
+        if dtype.itemsize == 8:
+            return _F64
+        if not follows:
+            return _F64
+        how = f"it in {dtype}, {'half precision' if dtype.itemsize == 2 else 'long double'}"
+    elif dtype.kind in "biu" and follows:
+        how = (
+            "it in integer arithmetic: Reacher-v5's info['reward_ctrl'] becomes an int64, squares of unsigned "
+            "actions wrap around"
+        )
+    else:
+        return None
+    raise TypeError(
+        f"{what}: dtype {dtype} is refused by task {task!r}, which computes its control cost in the actions' "
+        f"dtype as Gymnasium does, reproduced for float32 and float64 only (Gymnasium would compute {how}); "
+        "pass float32 or float64 actions (e.g. np.asarray(actions, np.float32))"
+    )
+
+
 def task_uses_numpy_dot(task: str | None = None) -> bool:
     """Return whether a task reproduces numpy's float64 dot (np.linalg.norm): its equality with numpy then
     rests on the dot the binding hands the library (mdvec.npdot)."""
@@ -353,6 +389,12 @@ class Spec:
         """Frames per second of real-time playback, as Gymnasium's MujocoEnv says it: round(1 / dt)."""
         return int(np.round(1.0 / self.dt))
 
+    @property
+    def follows_action_dtype(self) -> bool:
+        """Whether results follow the actions' dtype (an info field of dtype "action": the Gymnasium v5
+        tasks); such a task steps float32 and float64 actions only (``stepped_dtype``)."""
+        return any(isinstance(dtype, str) and dtype == "action" for _, dtype, _ in self.info_fields)
+
 
 class _Memory:
     """Owns one libmdvec handle: ``mdvec_destroy`` runs when the last reference to this object goes.
@@ -481,7 +523,7 @@ class _Handle:
         self.memory: _Memory | None = memory  # None once closed
         self._step_fn = L.mdvec_step_typed
         self._map(task, memory)
-        refusal = numpy_refusal(task) if any(dtype == "action" for _, dtype, _ in self.spec.info_fields) else ""
+        refusal = numpy_refusal(task) if self.spec.follows_action_dtype else ""
         if refusal:
             self.close()
             raise MdvecError(_lib.ERR_CONFIG, refusal)
@@ -580,7 +622,8 @@ class _Handle:
             self.lock.release()
 
     def step(self, actions: Any, then: Callable[[np.ndarray], Any] | None = None) -> Any:
-        """Step every env; float32 actions go to C as float32, float64 as float64 (others converted).
+        """Step every env; float32 actions go to C as float32, float64 as float64, either byte order (other
+        floats: ``stepped_dtype``, float64 or refused; integers are refused).
         Return then(actions as stepped), run before another thread may close the handle, or the actions."""
         ptr = self.enter("step")
         try:
@@ -598,11 +641,12 @@ class _Handle:
             and (a.dtype == self._f32 or a.dtype == self._f64)
         ):
             a = np.asarray(actions)
-            if a.dtype.kind != "f":  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
+            dtype = stepped_dtype(a.dtype, self.spec.follows_action_dtype, self.spec.task)
+            if dtype is None:  # as ProcVecEnv: ints are refused (Env.step converts them, as DuckEnv)
                 raise TypeError(f"actions: expected a float32 or float64 array, got dtype {a.dtype}")
             if a.shape != self.act_shape:
                 raise ValueError(f"actions: expected shape {self.act_shape}, got {a.shape}")
-            a = np.require(a, a.dtype if a.dtype in (self._f32, self._f64) else self._f64, ["C", "A"])  # aligned copy
+            a = np.require(a, dtype, ["C", "A"])  # aligned copy, native byte order
         code = self._step_fn(ptr, a.ctypes.data, _lib.DTYPE_F32 if a.dtype == self._f32 else _lib.DTYPE_F64)
         if code:
             self.check(code, "step")
@@ -1005,10 +1049,13 @@ class Env(_HandleOwner):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, dict[str, Any]]:
         """Apply one action (act_dim numbers: a list of ints too, as DuckEnv); return obs, reward, done, info."""
         a = np.asarray(action)
-        if a.dtype.kind in "biu":  # DuckEnv takes np.asarray(action, np.float64)
-            a = a.astype(np.float64)
-        elif a.dtype.kind != "f":
+        spec = self._h.spec
+        dtype = stepped_dtype(a.dtype, spec.follows_action_dtype, spec.task, "action")
+        if dtype is None and a.dtype.kind in "biu":  # DuckEnv takes np.asarray(action, np.float64)
+            dtype = _F64
+        elif dtype is None:
             raise TypeError(f"action: expected numbers, got dtype {a.dtype}")
+        a = a.astype(dtype, copy=False)
         if a.shape != (self.nu,):
             raise ValueError(f"action: expected shape ({self.nu},), got {a.shape}")
         return self._h.step(a.reshape(1, self.nu), self._results)

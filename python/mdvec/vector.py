@@ -228,7 +228,7 @@ class VectorEnv:
             and actions.shape == self._shape
             and (actions.dtype == np.float32 or actions.dtype == np.float64)
         ):
-            actions = as_actions(actions, self._shape)
+            actions = as_actions(actions, self._shape, self._env.spec)
         if self._env.closed:
             raise RuntimeError("mdvec: the environment is closed")
         if self.mode == "disabled" and np.count_nonzero(self._finished):

@@ -85,21 +85,26 @@ def reset_mask(options: Any, num_envs: int, allowed: tuple[str, ...] = ("reset_m
     return mask.copy()
 
 
-def as_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """Return actions as a C-contiguous float32 or float64 array of the given shape, or raise.
+def as_actions(actions: Any, shape: tuple[int, ...], spec: Any = None) -> np.ndarray:
+    """Return actions as a C-contiguous array of the given shape, or raise.
 
-    float32 and float64 keep their dtype (the task computes in the actions' dtype); integer arrays
-    become float64; anything else (bool, complex, object, strings) is a TypeError. Non-finite
-    values are a ValueError. Nothing is stepped when this raises.
+    ``spec``: the ``mdvec.Spec`` of the C envs that step them. float32 and float64 of either byte order
+    become native float32 / float64 (the same values; the task computes in the actions' dtype). Other
+    floats and integers: as ``mdvec.vecenv.stepped_dtype`` says, refused with a TypeError when the task's
+    results follow the actions' dtype (the Gymnasium v5 tasks: Gymnasium would compute in float16, long
+    double or integers), else float64 (the reference converts them so). ``spec`` None (a Python reference,
+    which computes as it does for any dtype): floats and integers keep their dtype. Anything else (bool,
+    complex, object, strings) is a TypeError. Non-finite values are a ValueError. Nothing is stepped when
+    this raises.
     """
     arr = np.asarray(actions)
-    if arr.dtype.kind == "f":
-        if arr.dtype not in (np.float32, np.float64):
-            arr = arr.astype(np.float64)
-    elif arr.dtype.kind in "iu":
-        arr = arr.astype(np.float64)
-    else:
+    if arr.dtype.kind not in "fiu":
         raise TypeError(f"actions: expected a float32 or float64 array, got dtype {arr.dtype}")
+    if spec is not None:
+        from ..vecenv import stepped_dtype
+
+        dtype = stepped_dtype(arr.dtype, spec.follows_action_dtype, spec.task) or np.dtype(np.float64)
+        arr = arr.astype(dtype, copy=False)
     if arr.shape != shape:
         raise ValueError(f"actions: expected shape {shape}, got {arr.shape}")
     if not np.isfinite(arr).all():

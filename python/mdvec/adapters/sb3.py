@@ -129,7 +129,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Check and keep the actions ((N, act_dim) float32/float64); a bad array raises here, nothing stepped."""
-        self._actions = as_actions(actions, self._shape)
+        self._actions = as_actions(actions, self._shape, self.spec_)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every env; finished envs reset at once (``terminal_observation`` in their info)."""

@@ -236,7 +236,7 @@ class MdvecTaskEnv(gymnasium.Env):
         return self._core.reset(seed)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self._core.step(as_actions(action, self._shape))
+        return self._core.step(as_actions(action, self._shape, getattr(self._core, "spec", None)))
 
     def render(self) -> np.ndarray | None:
         if self.render_mode is None:
