@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ import gymnasium
 import numpy as np
 
 import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
+
+from ._shared import is_int
 
 DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")
@@ -57,6 +60,51 @@ _STATS: dict[str, Any] = {"envs_built": 0, "env_steps": 0, "env_step_s": 0.0, "p
 
 # env_config keys that are ours; every other key is a task option (a make_vec keyword).
 _OWN_KEYS = ("env_id", "backend", "threads", "seed", "infos", "fault")
+
+
+def parse_env_config(env_config: dict[str, Any] | None) -> dict[str, Any]:
+    """Check an ``RLlibVectorEnv`` env_config and return its values: ``num_envs``, ``env_id``, ``backend``,
+    ``threads`` (None: Ray's CPUs), ``seed`` (None: OS entropy), ``infos``, ``fault`` and ``options`` (every
+    other key: task options). Raises TypeError or ValueError naming the key: integers must be ints (no
+    floats such as 2.9 or 3.0, no bools), ``infos`` a bool (the text "false" is no False); nothing is truncated
+    or guessed."""
+    if env_config is not None and not isinstance(env_config, Mapping):
+        raise TypeError(f"env_config: expected a dict, got {type(env_config).__name__}")
+    cfg = dict(env_config or {})
+
+    def integer(key: str, value: Any, low: int, none: bool = False) -> int | None:
+        if value is None and none:
+            return None
+        if not is_int(value):
+            raise TypeError(
+                f"env_config[{key!r}]: expected an integer{' or None' if none else ''}, got {type(value).__name__} {value!r}"
+            )
+        if int(value) < low:
+            raise ValueError(f"env_config[{key!r}]: must be at least {low}, got {value!r}")
+        return int(value)
+
+    backend = cfg.get("backend", "c")
+    if backend not in BACKENDS:
+        raise ValueError(f"env_config['backend']: expected one of {BACKENDS}, got {backend!r}")
+    env_id = cfg.get("env_id", DEFAULT_ENV_ID)
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_config['env_id']: expected a str id, got {type(env_id).__name__} {env_id!r}")
+    infos = cfg.get("infos", True)
+    if not isinstance(infos, (bool, np.bool_)):
+        raise TypeError(f"env_config['infos']: expected True or False, got {type(infos).__name__} {infos!r}")
+    fault = cfg.get("fault")
+    if fault is not None and not isinstance(fault, Mapping):
+        raise TypeError(f"env_config['fault']: expected None or a dict, got {type(fault).__name__} {fault!r}")
+    return {
+        "num_envs": integer("num_envs", cfg.get("num_envs", 1), 1),
+        "env_id": env_id,
+        "backend": backend,
+        "threads": integer("threads", cfg.get("threads"), 1, none=True),
+        "seed": integer("seed", cfg.get("seed"), 0, none=True),
+        "infos": bool(infos),
+        "fault": fault,
+        "options": {k: v for k, v in cfg.items() if k not in (*_OWN_KEYS, "num_envs")},
+    }
 
 
 def env_seed(run_seed: int, key: int, env_index: int) -> int:
@@ -98,18 +146,15 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
     """
 
     def __init__(self, env_config: dict[str, Any] | None = None) -> None:
-        cfg = dict(env_config or {})
-        num_envs = int(cfg.pop("num_envs", 1))
-        env_id = cfg.get("env_id", DEFAULT_ENV_ID)
-        backend = cfg.get("backend", "c")
-        seed = cfg.get("seed")
-        options = {k: v for k, v in cfg.items() if k not in _OWN_KEYS}
-        options.update(_fault_options(cfg.get("fault"), env_id))
+        cfg = parse_env_config(env_config)  # checked: a bad key raises naming it, before anything is built
+        num_envs, env_id, backend = cfg["num_envs"], cfg["env_id"], cfg["backend"]
+        options = dict(cfg["options"])
+        options.update(_fault_options(cfg["fault"], env_id))
         threads = runner_threads(cfg, num_envs) if backend == "c" else None
         super().__init__(make_vector_env(env_id, num_envs, backend, threads, **options))
-        self.run_seed = None if seed is None else int(seed)
+        self.run_seed = cfg["seed"]
         self.backend, self.env_id = backend, env_id
-        self.infos = bool(cfg.get("infos", True))
+        self.infos = cfg["infos"]
         self.last_seeds: list[int] | None = None  # the seeds of the last seeded reset (tests, logs)
         self._seeded = False
         _STATS["envs_built"] += 1
