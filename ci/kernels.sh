@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Stage kernels: equality under every OpenBLAS kernel this CPU runs. numpy's OpenBLAS picks its ddot
-# kernel per CPU (OPENBLAS_CORETYPE forces one); for each of Haswell, SkylakeX, Cooperlake,
-# SapphireRapids, Zen, Sandybridge, Nehalem and Prescott, once per kernel OpenBLAS really runs, the quick
-# contract and the equality test modules run on the library the test stage built (ci/kernels.py).
-# Report: build-ci-out/kernels.json (+ contract-<kernel>.json).
+# kernel per CPU (OPENBLAS_CORETYPE forces one, even one the CPU cannot execute). For each of Haswell,
+# SkylakeX, Cooperlake, SapphireRapids, Zen, Sandybridge, Nehalem and Prescott, ci/kernels.py first
+# probes a fresh Python under it (dots of 1 to 4096 elements, 64x64 and 257x257 matrix products) and
+# skips, printing why, a name whose probe dies of SIGILL or whose kernel needs CPU flags /proc/cpuinfo
+# lacks (SkylakeX's AVX-512 on a CPU without it); then, once per kernel OpenBLAS really runs, the quick
+# contract and the equality test modules run on the library the test stage built. Fails when a kernel
+# that runs is unequal, a probe fails otherwise, or no kernel runs; a skipped one never counts as passed.
+# Report: build-ci-out/kernels.json (which kernels ran, which names were skipped and why; + contract-<kernel>.json).
 source "$(dirname "$0")/lib.sh"
 use_venv
 lib=$(test_stage_lib kernels) || exit 1
