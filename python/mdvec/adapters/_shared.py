@@ -112,6 +112,23 @@ def as_actions(actions: Any, shape: tuple[int, ...], spec: Any = None) -> np.nda
     return np.ascontiguousarray(arr)
 
 
+def render_camera(camera: Any, options: dict[str, Any], render_kwargs: tuple[str, ...]) -> Any:
+    """The camera of an env's frames: ``camera`` when given, else, for a task whose reference takes
+    Gymnasium's MuJoCo rendering keywords (``render_kwargs``), its ``camera_name`` or ``camera_id``. Both
+    of those given is a ValueError, as Gymnasium's MujocoRenderer raises it."""
+    if not render_kwargs:
+        return camera
+    name, ident = options.get("camera_name"), options.get("camera_id")
+    if name is not None and ident is not None:
+        raise ValueError(
+            f"Both `camera_id` and `camera_name` cannot be specified at the same time (got camera_id={ident!r}, "
+            f"camera_name={name!r}); pass one of them"
+        )
+    if camera is None:
+        camera = name if name is not None else ident
+    return camera
+
+
 def autoreset_name(mode: Any) -> str:
     """Return "next_step", "same_step" or "disabled" for an AutoresetMode, its value or such a name."""
     value = getattr(mode, "value", mode)

@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
     ) from exc
 
 from ..vecenv import VecEnv
-from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys
+from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from .gym.env import action_box, obs_box
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
@@ -59,8 +59,8 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         from .gym import TASKS
 
         entry = next((e for e in TASKS.values() if e.task == task), None)
-        if entry is not None and camera is None and entry.render_kwargs:
-            camera = task_options.get("camera_name", task_options.get("camera_id"))
+        if entry is not None:  # Gymnasium's camera_name / camera_id (not both, as Gymnasium)
+            camera = render_camera(camera, task_options, entry.render_kwargs)
         self._frames = FrameRenderer(None, width, height, camera)
         options = entry.task_options(task_options) if entry is not None else task_options
         self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode="same_step", **options)

@@ -21,7 +21,18 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, kind_type, load_model
+from .._shared import (
+    RESET,
+    STEP,
+    FrameRenderer,
+    as_actions,
+    check_seed,
+    field_dtype,
+    info_keys,
+    kind_type,
+    load_model,
+    render_camera,
+)
 from .._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
@@ -217,8 +228,7 @@ class MdvecTaskEnv(gymnasium.Env):
                 f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         seed = check_seed(seed)
-        if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
-            camera = options.get("camera_name", options.get("camera_id"))
+        camera = render_camera(camera, options, self.entry.render_kwargs)  # Gymnasium's camera_name / camera_id
         self.backend, self.render_mode, self.task_options = backend, render_mode, dict(options)
         self._core = self.entry.make_core(backend, seed, dict(options))
         if self.metadata.get("render_fps") is None:  # as Gymnasium's MujocoEnv: round(1 / dt) of this env

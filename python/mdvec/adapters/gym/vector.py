@@ -20,6 +20,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ...vector import VectorEnv
+from .._shared import render_camera
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
@@ -60,8 +61,7 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
                 f"backend: the vector entry point runs the C envs only (got {backend!r}); for the "
                 "reference use make_vec(..., vectorization_mode='sync', backend='reference')"
             )
-        if camera is None and self.entry.render_kwargs:  # Gymnasium MuJoCo keywords for the camera
-            camera = options.get("camera_name", options.get("camera_id"))
+        camera = render_camera(camera, options, self.entry.render_kwargs)  # Gymnasium's camera_name / camera_id
         self.env_id, self.render_fps = self.entry.env_id, self.entry.render_fps  # None: the spec's
         super().__init__(
             self.entry.task,
