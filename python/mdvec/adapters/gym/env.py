@@ -14,12 +14,15 @@ so ``reset()`` is deterministic from construction on.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import load_env_creator
+from gymnasium.utils import seeding
 
 from .._shared import (
     RESET,
@@ -39,6 +42,31 @@ if TYPE_CHECKING:
     from ._tasks import TaskEntry
 
 BACKENDS = ("c", "reference")
+
+
+def gym_reset_draws(gym_id: str, nq: int, nv: int, noise_scale: float) -> Callable[[np.random.Generator], None]:
+    """Return draws(rng): the random draws one reset of Gymnasium's ``gym_id`` env makes, made on rng.
+
+    Gymnasium's own code makes them: the ``reset_model`` of the class the id names, run on a stand-in env
+    that only draws (its np_random is rng; set_state and _get_obs do nothing). So the count and kind of
+    the draws (uniform, standard_normal, Reacher's and Pusher's rejection loops) are the reference's.
+    Raises ImportError when Gymnasium's MuJoCo envs cannot be imported."""
+    point = gymnasium.spec(gym_id).entry_point  # e.g. "gymnasium.envs.mujoco.hopper_v5:HopperEnv"
+    cls: Any = load_env_creator(point) if isinstance(point, str) else point
+
+    def draws(rng: np.random.Generator) -> None:
+        stand_in = types.SimpleNamespace(
+            np_random=rng,
+            _reset_noise_scale=noise_scale,
+            init_qpos=np.zeros(nq),
+            init_qvel=np.zeros(nv),
+            model=types.SimpleNamespace(nq=nq, nv=nv),
+            set_state=lambda qpos, qvel: None,
+            _get_obs=lambda: None,
+        )
+        cls.reset_model(stand_in)
+
+    return draws
 
 
 def obs_box(dim: int, dtype: Any = np.float32) -> spaces.Box:
@@ -237,16 +265,89 @@ class MdvecTaskEnv(gymnasium.Env):
         self.action_space = self._core.action_space
         self._frames = FrameRenderer(None, width, height, camera)
         self._shape = cast(tuple[int, ...], self.action_space.shape)  # a Box's
+        # np_random of the C backend: the C env's generator, mirrored (see the np_random property)
+        self._ctor_seed, self._c_seeded, self._rng_behind = seed, False, 0
+        self._draws: Callable[[np.random.Generator], None] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
             seed = check_seed(seed)
         _check_reset_options(options, 1, allowed=())
-        super().reset(seed=seed)
+        self._seed_np_random(seed)
         return self._core.reset(seed)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self._core.step(as_actions(action, self._shape, getattr(self._core, "spec", None)))
+
+    def _seed_np_random(self, seed: int | None) -> None:
+        """Before a reset: seed np_random as gymnasium.Env.reset does; with the C backend also with the
+        constructor seed on the first reset without one (the C env's seed then), and count the reset, whose
+        draws np_random replays when it is next read."""
+        super().reset(seed=seed)
+        if not isinstance(getattr(self, "_core", None), CCore):
+            return
+        if seed is None and not self._c_seeded:
+            self._np_random, self._np_random_seed = seeding.np_random(self._ctor_seed)
+        if seed is not None or not self._c_seeded:
+            self._c_seeded, self._rng_behind = True, 0
+        self._rng_behind += 1
+
+    def _reference_rng_owner(self) -> Any:
+        """The reference env whose np_random this env's is (reference backend), or None (C backend)."""
+        core = getattr(self, "_core", None)
+        if isinstance(core, GymReferenceCore):
+            return core.env.unwrapped
+        if isinstance(core, PlainReferenceCore):
+            return core.env
+        return None
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator, in the reference's state: Gymnasium's MujocoEnv seeds it at reset(seed=s) and
+        draws each reset's noise from it. Backend "reference": the reference env's own. Backend "c": the C
+        env's generator mirrored: seeded as the C env is, advanced by each reset's draws, which Gymnasium's
+        own reset_model makes again (``gym_reset_draws``, when it is read). Drawing from it does not change
+        the C env's draws (reseed those with reset(seed=...)). Tasks whose reference is no Gymnasium id (the
+        duck, cartpole_swingup): seeded only."""
+        owner = self._reference_rng_owner()
+        if owner is not None:
+            return owner.np_random
+        if self._rng_behind:
+            self._catch_up()
+        return gymnasium.Env.np_random.fget(self)  # type: ignore[attr-defined]
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        owner = self._reference_rng_owner()
+        if owner is not None:
+            owner.np_random = value
+        elif isinstance(getattr(self, "_core", None), CCore):
+            raise AttributeError(
+                "np_random: the C env draws from its own generator, which a Python generator cannot replace; "
+                "reseed it with reset(seed=...)"
+            )
+        else:
+            gymnasium.Env.np_random.fset(self, value)  # type: ignore[attr-defined]
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of np_random (-1 when unknown), the reference env's with backend "reference"."""
+        owner = self._reference_rng_owner()
+        if owner is not None:
+            return int(owner.np_random_seed) if hasattr(owner, "np_random_seed") else -1
+        return gymnasium.Env.np_random_seed.fget(self)  # type: ignore[attr-defined]
+
+    def _catch_up(self) -> None:
+        """Replay on np_random the draws of the C env's resets since it was last read."""
+        if self._draws is None and isinstance(self.entry.reference, str):  # a Gymnasium id
+            spec = self._core.spec
+            scale = float(spec.options.get("reset_noise_scale", 0.0))
+            self._draws = gym_reset_draws(self.entry.reference, spec.nq, spec.nv, scale)
+        rng = gymnasium.Env.np_random.fget(self)  # type: ignore[attr-defined]
+        if self._draws is not None:
+            for _ in range(self._rng_behind):
+                self._draws(rng)
+        self._rng_behind = 0
 
     def render(self) -> np.ndarray | None:
         if self.render_mode is None:
