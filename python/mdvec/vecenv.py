@@ -15,7 +15,6 @@ import numbers
 import operator
 import os
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, SupportsInt, cast
 import numpy as np
 
 from . import _lib
+from ._calls import CallLock
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
 
@@ -478,7 +478,7 @@ class _Handle:
             raise ValueError(f"on_error: expected one of {', '.join(_lib.ON_ERROR)}, got {on_error!r}")
         self.on_error = on_error
         self.ptr: ctypes.c_void_p | None = None
-        self.lock = threading.Lock()  # held by every call and by close (see enter)
+        self.lock = CallLock()  # held by every call and by close (see enter); a forked child's is its own
         task = _known_task(task)
         self.hooks = task_hooks(task)
         self.config: Any = None
@@ -601,12 +601,7 @@ class _Handle:
         handle; raise MdvecError when another thread is in a call or closing (the library's own rule: one
         caller at a time), RuntimeError when closed. close() takes the same lock, so it waits for a call
         running in another thread instead of freeing the envs under it."""
-        if not self.lock.acquire(blocking=False):
-            raise MdvecError(
-                _lib.ERR_STATE,
-                f"{call}: concurrent call: another thread is using or closing this "
-                "environment; use one environment from one thread at a time",
-            )
+        self.lock.call(call)
         if self.ptr is None:
             self.lock.release()
             raise RuntimeError("mdvec: the environment is closed")
@@ -778,7 +773,7 @@ class _Handle:
     def close(self) -> None:
         """Close the handle: later calls raise; its memory is freed now, or when the last view goes. A call
         running in another thread is waited for (it completes and returns its results)."""
-        with self.lock:
+        with self.lock.closing():  # in a forked child: never waits for a call of the parent's threads
             if self.ptr is None:
                 return
             self.ptr = None

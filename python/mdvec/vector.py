@@ -21,6 +21,7 @@ from typing import Any, SupportsInt, cast
 
 import numpy as np
 
+from ._calls import CallLock, NoCopy
 from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
 from .adapters._shared import reset_mask as _reset_mask
 
@@ -53,7 +54,7 @@ class Space:
         return out.astype(self.dtype)
 
 
-class VectorEnv:
+class VectorEnv(NoCopy):
     """N envs of one libmdvec task on worker threads, Gymnasium's vector API without Gymnasium (see the
     module docstring); ``mdvec.gym.MdvecVectorEnv`` is this class as a ``gymnasium.vector.VectorEnv``.
 
@@ -61,6 +62,11 @@ class VectorEnv:
     (None: the library's choice). ``autoreset_mode``: "next_step" (default, as Gymnasium), "same_step" or
     "disabled" (or Gymnasium's AutoresetMode). ``render_mode`` None or "rgb_array" (one frame per env).
     Other keywords are task options (``mdvec.task_options(task)``).
+
+    Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
+    ``MdvecError``, "concurrent call"); ``close()`` from another thread waits for a call in progress, which
+    completes and returns its results; copies and pickles are refused (TypeError); after ``os.fork()`` the
+    child's calls raise and its ``close()`` frees the child's copy without waiting.
     """
 
     env_id: str = ""  # the Gymnasium id ("mdvec/Hopper-v5")
@@ -81,6 +87,7 @@ class VectorEnv:
     ) -> None:
         from .vecenv import VecEnv, task_meta
 
+        self._calls = CallLock()  # every call holds it; close() waits for it
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         mode = autoreset_name(autoreset_mode)
@@ -156,6 +163,12 @@ class VectorEnv:
     def _warn(self, message: str) -> None:
         warnings.warn(message, stacklevel=3)
 
+    def _copy_instead(self) -> str:
+        return (
+            f"make another one with the same arguments (mdvec.make({self.env_id!r}, num_envs={self.num_envs}, "
+            "seed=..., ...))"
+        )
+
     # ------------------------------------------------------------------ info
     def _fields(self, src: np.ndarray, step: np.ndarray | None, reset: np.ndarray | None) -> dict[str, Any]:
         """Gymnasium's vector info for the envs in ``step`` (step fields) and ``reset`` (reset fields).
@@ -213,12 +226,13 @@ class VectorEnv:
         """
         seeds = vector_seeds(seed, self.num_envs)
         mask = _reset_mask(options, self.num_envs)
-        if is_int(seed):
-            self._seeded(int(cast(SupportsInt, seed)))  # a Python or numpy integer
-        self._env.reset_envs(mask=mask, seeds=seeds)
-        reset = self._all if mask is None else mask
-        self._finished[reset] = False
-        return self._buf["obs"].copy(), self._fields(self._buf["reset_info"], None, reset)
+        with self._calls.call("reset"):  # a close() from another thread waits for the results
+            if is_int(seed):
+                self._seeded(int(cast(SupportsInt, seed)))  # a Python or numpy integer
+            self._env.reset_envs(mask=mask, seeds=seeds)
+            reset = self._all if mask is None else mask
+            self._finished[reset] = False
+            return self._buf["obs"].copy(), self._fields(self._buf["reset_info"], None, reset)
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -229,6 +243,10 @@ class VectorEnv:
             and (actions.dtype == np.float32 or actions.dtype == np.float64)
         ):
             actions = as_actions(actions, self._shape, self._env.spec)
+        with self._calls.call("step"):  # a close() from another thread waits for the results
+            return self._step(actions)
+
+    def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self._env.closed:
             raise RuntimeError("mdvec: the environment is closed")
         if self.mode == "disabled" and np.count_nonzero(self._finished):
@@ -263,15 +281,19 @@ class VectorEnv:
         if self.render_mode is None:
             self._warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
             return None
-        return tuple(self._frames.render_states(self._env, range(self.num_envs)))
+        with self._calls.call("render"):  # a close() from another thread waits for the frames
+            return tuple(self._frames.render_states(self._env, range(self.num_envs)))
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Free the envs, threads and renderer."""
-        if hasattr(self, "_frames"):
-            self._frames.close()
-        if hasattr(self, "_env"):
-            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
-            self._env.close()
+        """Free the envs, threads and renderer, once a call in progress in another thread has returned."""
+        if not hasattr(self, "_calls"):
+            return
+        with self._calls.closing():
+            if hasattr(self, "_frames"):
+                self._frames.close()
+            if hasattr(self, "_env"):
+                self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
+                self._env.close()
 
     def close(self, **kwargs: Any) -> None:
         """Free the envs, threads and renderer; later calls raise."""

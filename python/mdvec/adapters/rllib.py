@@ -49,6 +49,7 @@ import numpy as np
 
 import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
 
+from .._calls import NoCopy
 from ._shared import is_int
 
 DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
@@ -124,7 +125,7 @@ def env_seeds(run_seed: int | None, key: int, num_envs: int) -> list[int]:
     return [env_seed(run_seed, key, j) for j in range(num_envs)]
 
 
-class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
+class RLlibVectorEnv(NoCopy, gymnasium.vector.VectorWrapper):
     """The vector env of one EnvRunner: ``config.environment(RLlibVectorEnv, env_config={...})``.
 
     RLlib (a callable env, ``gym_env_vectorize_mode="vector_entry_point"``) calls
@@ -183,6 +184,12 @@ class RLlibVectorEnv(gymnasium.vector.VectorWrapper):
         _STATS["env_step_s"] += time.perf_counter() - t0
         _STATS["env_steps"] += self.num_envs
         return out if self.infos else (*out[:4], {})
+
+    def _holds_c_envs(self) -> bool:  # backend "c": refuse copies (they would share the C envs); NoCopy
+        return getattr(self, "backend", "c") == "c"
+
+    def _copy_instead(self) -> str:
+        return "make another one from the same env_config (RLlibVectorEnv(env_config), as RLlib does per EnvRunner)"
 
     def seeds_for(self, rllib_seed: int) -> list[int]:
         """The env seeds for RLlib's per-EnvRunner seed ``rllib_seed`` (the rule above)."""

@@ -24,6 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
+from .._calls import CallLock, NoCopy
 from ..vecenv import VecEnv
 from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from .gym.env import action_box, obs_box
@@ -33,12 +34,17 @@ __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
 _ENV_METHODS = ("get_state", "render")
 
 
-class MdvecSB3VecEnv(_SB3VecEnv):
+class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
     """N envs of an mdvec task in C behind SB3's VecEnv API (SAME_STEP autoreset, as SB3 expects).
 
     ``seed``: env i starts from seed + i; ``seed(s)`` reseeds env i with s + i at the next
     ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames).
     Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
+
+    Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
+    ``MdvecError``, "concurrent call"); ``close()`` from another thread waits for a call in progress, which
+    completes and returns its results; copies and pickles are refused (TypeError); after ``os.fork()``
+    the child's calls raise and its ``close()`` frees the child's copy without waiting.
     """
 
     def __init__(
@@ -54,6 +60,7 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         camera: int | str | None = None,
         **task_options: Any,
     ) -> None:
+        self._calls = CallLock()  # every call holds it; close() waits for it
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         from .gym import TASKS
@@ -121,11 +128,12 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         for i, opts in enumerate(self._options):
             if opts:
                 raise ValueError(f"set_options: the task has no reset options, got {opts!r} for env {i}")
-        self._env.reset_envs(seeds=None if all(s is None for s in seeds) else seeds)
-        self.reset_infos = self._reset_info_rows(np.arange(self.num_envs))
-        self._reset_seeds()
-        self._reset_options()
-        return self._buf["obs"].copy()
+        with self._calls.call("reset"):  # a close() from another thread waits for the results
+            self._env.reset_envs(seeds=None if all(s is None for s in seeds) else seeds)
+            self.reset_infos = self._reset_info_rows(np.arange(self.num_envs))
+            self._reset_seeds()
+            self._reset_options()
+            return self._buf["obs"].copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         """Check and keep the actions ((N, act_dim) float32/float64); a bad array raises here, nothing stepped."""
@@ -136,6 +144,10 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait: call step_async(actions) first")
         actions, self._actions = self._actions, None
+        with self._calls.call("step"):  # a close() from another thread waits for the results
+            return self._step(actions)
+
+    def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         self._env.step_into_buffers(actions)
         b = self._buf
         terminated, truncated = b["terminated"], b["truncated"]
@@ -154,17 +166,28 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         return b["obs"].copy(), b["reward"].astype(np.float32), dones, infos
 
     def close(self) -> None:
-        if hasattr(self, "_frames"):
-            self._frames.close()
-        if hasattr(self, "_env"):
-            self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
-            self._env.close()
+        """Free the envs, threads and renderer, once a call in progress in another thread has returned."""
+        if not hasattr(self, "_calls"):
+            return
+        with self._calls.closing():
+            if hasattr(self, "_frames"):
+                self._frames.close()
+            if hasattr(self, "_env"):
+                self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
+                self._env.close()
+
+    def _copy_instead(self) -> str:
+        return (
+            f"make another one with the same arguments (mdvec.sb3.make_vec_env({self.num_envs}, seed=..., "
+            f"task={self.spec_.task!r}, ...)); VecNormalize.save keeps the normalisation without the envs"
+        )
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         """One RGB frame per env (render_mode="rgb_array"), None each otherwise."""
         if self.render_mode != "rgb_array":
             return [None] * self.num_envs
-        return self._frames.render_states(self._env, range(self.num_envs))
+        with self._calls.call("render"):  # a close() from another thread waits for the frames
+            return self._frames.render_states(self._env, range(self.num_envs))
 
     def _attributes(self) -> dict[str, Any]:
         return {
@@ -201,9 +224,11 @@ class MdvecSB3VecEnv(_SB3VecEnv):
         if method_name == "render":
             if self.render_mode != "rgb_array":
                 return [None] * len(idx)
-            return self._frames.render_states(self._env, idx)
+            with self._calls.call("render"):
+                return self._frames.render_states(self._env, idx)
         if method_name == "get_state":
-            return [self._env.get_state(i, *method_args, **method_kwargs) for i in idx]
+            with self._calls.call("get_state"):
+                return [self._env.get_state(i, *method_args, **method_kwargs) for i in idx]
         raise AttributeError(
             f"env_method: {method_name!r} is not a method of mdvec's C envs; supported: {list(_ENV_METHODS)}"
         )

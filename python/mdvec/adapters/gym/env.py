@@ -24,6 +24,7 @@ from gymnasium import spaces
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.utils import seeding
 
+from ..._calls import CallLock, NoCopy
 from .._shared import (
     RESET,
     STEP,
@@ -228,12 +229,18 @@ class GymReferenceCore:
         self.env.close()
 
 
-class MdvecTaskEnv(gymnasium.Env):
+class MdvecTaskEnv(NoCopy, gymnasium.Env):
     """A registered mdvec task as one ``gymnasium.Env`` (see the subclasses made by ``register_task``).
 
     ``backend``: "c" (libmdvec) or "reference" (the Python reference); both give the same bits.
     ``seed``: the constructor seed (reset() without a seed starts from it). ``render_mode``: None or
     "rgb_array" (``width``, ``height``, ``camera`` shape the frames). Other keywords are task options.
+
+    Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
+    ``MdvecError``, "concurrent call"); ``close()`` from another thread waits for a call in progress, which
+    completes and returns its results. With backend "c", copies and pickles are refused (TypeError: they
+    would share the C env) and after ``os.fork()`` the child's calls raise; the reference backend copies
+    as any Python env.
     """
 
     entry: TaskEntry  # set on each registered subclass
@@ -249,6 +256,7 @@ class MdvecTaskEnv(gymnasium.Env):
         camera: int | str | None = None,
         **options: Any,
     ) -> None:
+        self._calls = CallLock()  # every call holds it; close() waits for it
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -273,11 +281,14 @@ class MdvecTaskEnv(gymnasium.Env):
         if seed is not None:
             seed = check_seed(seed)
         _check_reset_options(options, 1, allowed=())
-        self._seed_np_random(seed)
-        return self._core.reset(seed)
+        with self._calls.call("reset"):  # a close() from another thread waits for the results
+            self._seed_np_random(seed)
+            return self._core.reset(seed)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self._core.step(as_actions(action, self._shape, getattr(self._core, "spec", None)))
+        action = as_actions(action, self._shape, getattr(self._core, "spec", None))  # None: the reference's own
+        with self._calls.call("step"):  # a close() from another thread waits for the results
+            return self._core.step(action)
 
     def _seed_np_random(self, seed: int | None) -> None:
         """Before a reset: seed np_random as gymnasium.Env.reset does; with the C backend also with the
@@ -353,13 +364,27 @@ class MdvecTaskEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
             return None
-        model, data = self._core.physics()
-        if self._frames.model is None:
-            self._frames.model = model
-        return self._frames.render(data)
+        with self._calls.call("render"):  # a close() from another thread waits for the frame
+            model, data = self._core.physics()
+            if self._frames.model is None:
+                self._frames.model = model
+            return self._frames.render(data)
 
     def close(self) -> None:
-        if hasattr(self, "_frames"):
-            self._frames.close()
-        if getattr(self, "_core", None) is not None:
-            self._core.close()
+        """Free the env and renderer, once a call in progress in another thread has returned."""
+        if not hasattr(self, "_calls"):
+            return
+        with self._calls.closing():
+            if hasattr(self, "_frames"):
+                self._frames.close()
+            if getattr(self, "_core", None) is not None:
+                self._core.close()
+
+    def _holds_c_envs(self) -> bool:
+        return isinstance(getattr(self, "_core", None), CCore)
+
+    def _copy_instead(self) -> str:
+        return (
+            f"make another one with the same arguments (gymnasium.make({self.entry.env_id!r}, ...)); to carry "
+            "an episode over, reset the new env with the same seed and replay the actions"
+        )
