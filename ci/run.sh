@@ -6,6 +6,7 @@
 #   venv      fresh .venv-ci: torch==2.13.0 (CPU), requirements.txt, extras ci/venv.sh
 #   lint      ruff check, ruff format --check, mypy, clang-format --dry-run --Werror  ci/lint.sh
 #   test      meson setup build && ninja -C build test (the README's)      ci/test.sh
+#   outoftree the same for a build folder outside the source tree           ci/outoftree.sh
 #   contract  python -m mdvec contract --quick --json                      ci/contract.sh
 #   kernels   contract + equality tests under each OPENBLAS_CORETYPE       ci/kernels.sh
 #   stacks    oldest numpy + Gymnasium 1.2.2 suite; numpy 1.x refused      ci/stacks.sh
@@ -24,7 +25,7 @@
 # well inside CI's 90 minutes on 2 cores (a whole run measured 1,170 s on 2026-12-02: docs/ci.md).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-rm -f build-ci-out/testlog-test.json   # a stale log must not speak for this run
+rm -f build-ci-out/testlog-test.json build-ci-out/testlog-outoftree.json   # a stale log must not speak for this run
 mkdir -p build-ci-out
 export PYTHONUNBUFFERED=1
 
@@ -61,6 +62,7 @@ echo "mdvec CI on $(uname -srm), $(nproc) cores, $(${PYTHON:-python3} --version 
 if stage venv 1200 venv.sh; then
   stage lint 300 lint.sh
   stage test 2400 test.sh
+  stage outoftree 2400 outoftree.sh
   stage contract 600 contract.sh
   stage kernels 1500 kernels.sh
   stage stacks 900 stacks.sh
@@ -75,7 +77,7 @@ if stage venv 1200 venv.sh; then
   stage tsan 1500 sanitize.sh tsan
   stage fuzz 900 fuzz.sh
 else
-  for s in lint test contract kernels stacks installs wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
+  for s in lint test outoftree contract kernels stacks installs wheel extras install asan tsan fuzz; do skip "$s" "no venv"; done
 fi
 stage rllib 1200 rllib.sh   # its own venv (ray[rllib] pins gymnasium 1.2.2): runs without .venv-ci
 
@@ -93,6 +95,10 @@ if [[ -f build-ci-out/testlog-test.json ]]; then  # the test stage's suites: pyt
   python3 ci/testlog.py build-ci-out/testlog-test.json --closing || true
 else
   echo "test stage: no meson test log (build-ci-out/testlog-test.json)"
+fi
+if [[ -f build-ci-out/testlog-outoftree.json ]]; then  # the same suites, built outside the source tree
+  echo "outoftree stage:"
+  python3 ci/testlog.py build-ci-out/testlog-outoftree.json --closing || true
 fi
 echo "stages: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
