@@ -31,7 +31,10 @@
  * Processes: a handle belongs to the process that created it. A forked child has no workers: every call
  * on an inherited handle returns MDVEC_ERR_STATE ("created in another process") instead of hanging, and
  * mdvec_destroy there frees the child's copy without touching the parent's threads. Create handles in
- * the process that uses them.
+ * the process that uses them: a fork made while another thread creates a handle waits for that create's
+ * model load to finish (libmujoco's loader holds process-wide locks that a child would inherit locked),
+ * so the child can create its own. Models loaded by other code of the process (e.g. the mujoco Python
+ * package's MjModel.from_xml_path) are not covered: fork while none of those is loading.
  *
  * Stability: this header is the stable ABI of major version MDVEC_VERSION_MAJOR. Structs passed in
  * carry their size in their first field; new fields are only ever appended. Functions never change

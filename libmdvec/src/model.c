@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,42 @@ const mdv_embedded_file *mdv_embedded(const char *name) {
 
 static void set_code(int *code, int value) {
   if (code) *code = value;
+}
+
+/*---------------------------------- Loads and forks ----------------------------------------------*/
+/* The one piece of process-wide mutable state in libmdvec, because a fork is process-wide: mj_loadXML
+ * takes libmujoco's own global locks while it runs (seen in a hung child: the lock of the last loaded
+ * spec, which mj_saveLastXML reads), and a fork made by another thread meanwhile leaves them locked for
+ * good in the child, whose first load then blocks forever. So every load here (VFS, parse, compile) holds
+ * g_load_lock, and a pthread_atfork prepare handler takes it too: a fork waits for a load in progress,
+ * and no load starts until the fork is done (the parent and child handlers release it).
+ * Lock order: g_load_lock is a leaf. Nothing else is locked while it is held (no libmdvec lock, no
+ * caller's callback), and a load never forks, so the prepare handler never runs on a thread holding it.
+ * Loads made by others in the process (the mujoco Python package's MjModel.from_xml_path) do not take
+ * it: a fork during one of them can still leave libmujoco's lock held in the child. */
+static pthread_mutex_t g_load_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_load_atfork_once = PTHREAD_ONCE_INIT;
+
+static void load_fork_prepare(void) {
+  pthread_mutex_lock(&g_load_lock);
+}
+
+static void load_fork_release(void) { /* in the parent, and in the child (the same thread, now its only one) */
+  pthread_mutex_unlock(&g_load_lock);
+}
+
+static void register_load_atfork(void) {
+  pthread_atfork(load_fork_prepare, load_fork_release, load_fork_release);
+}
+
+/* Start a load: no fork can happen until load_end. */
+static void load_begin(void) {
+  pthread_once(&g_load_atfork_once, register_load_atfork);
+  pthread_mutex_lock(&g_load_lock);
+}
+
+static void load_end(void) {
+  pthread_mutex_unlock(&g_load_lock);
 }
 
 /* mj_loadXML(file, vfs) with this thread's MuJoCo messages trapped; NULL with a message in mjerr on error. */
@@ -49,6 +86,7 @@ static mjModel *load_buffer(const char *file, const char *data, size_t size, int
     snprintf(err, err_size, "model: out of memory loading built-in %s", file);
     return NULL;
   }
+  load_begin();
   mj_defaultVFS(vfs);
   char mjerr[512] = "";
   mjModel *m = NULL;
@@ -60,6 +98,7 @@ static mjModel *load_buffer(const char *file, const char *data, size_t size, int
     snprintf(mjerr, sizeof mjerr, "could not add it to a VFS (out of memory)");
   }
   mj_deleteVFS(vfs);
+  load_end();
   free(vfs);
   if (!m) {
     set_code(code, mdv_trap_is_nomem(mjerr) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL);
@@ -208,6 +247,7 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
     snprintf(err, err_size, "model: out of memory loading %s", path);
     return NULL;
   }
+  load_begin();
   mj_defaultVFS(vfs);
   char mjerr[512] = "";
   mjModel *m = NULL;
@@ -216,6 +256,7 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
   else
     snprintf(mjerr, sizeof mjerr, "out of memory mounting its files");
   mj_deleteVFS(vfs);
+  load_end();
   free(vfs);
   if (!m) {
     set_code(code, mdv_trap_is_nomem(mjerr) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL);

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +421,94 @@ static void test_create_from_threads(void) {
   }
 }
 
+/* Issue 25 item 4: fork while another thread creates handles, then create one in the child (the pattern
+ * the docs prescribe). Before the fix the child could block forever in mj_loadXML on a libmujoco lock
+ * that the creating thread held at the fork; each child now has FORK_CHILD_SECONDS (alarm) to create,
+ * reset, step and destroy a handle, so a hang is a failed child, not a hung test. */
+#define FORK_ROUNDS        200
+#define FORK_CHILD_SECONDS 20
+
+typedef struct {
+  atomic_int stop;
+  atomic_int created; /* handles the thread created (and destroyed) so far */
+  int failed;         /* a create that failed, its code */
+  char err[256];
+} creator;
+
+static void *create_destroy_loop(void *arg) {
+  creator *c = arg;
+  while (!atomic_load(&c->stop)) {
+    mdvec_config_t cfg;
+    mdvec_config_default(&cfg);
+    cfg.num_envs = 1;
+    cfg.threads = 1;
+    mdvec_t *h = NULL;
+    int code = mdvec_create(&h, &cfg, c->err, sizeof c->err);
+    if (code != MDVEC_OK) {
+      c->failed = code;
+      return NULL;
+    }
+    mdvec_destroy(h);
+    atomic_fetch_add(&c->created, 1);
+  }
+  return NULL;
+}
+
+/* In a forked grandchild: one handle of one env (threads = 1: no worker threads, which a sanitizer would
+ * refuse to start after a multithreaded fork), reset, one step, destroy; the exit status says which failed. */
+static int create_own_handle(void) {
+  alarm(FORK_CHILD_SECONDS);
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.num_envs = 1;
+  cfg.threads = 1;
+  mdvec_t *h = NULL;
+  char err[256];
+  static double actions[NU];
+  if (mdvec_create(&h, &cfg, err, sizeof err) != MDVEC_OK) return 3;
+  int rc = mdvec_reset(h) != MDVEC_OK ? 4 : mdvec_step(h, actions) != MDVEC_OK ? 5 : 0;
+  mdvec_destroy(h);
+  return rc;
+}
+
+static int fork_while_creating(const void *arg, char *msg, size_t n) {
+  (void)arg;
+  creator c = {.failed = 0};
+  pthread_t t;
+  if (pthread_create(&t, NULL, create_destroy_loop, &c)) return 1000;
+  while (atomic_load(&c.created) < 1 && !c.failed) sched_yield(); /* the loop is under way */
+  int hung = 0, failed = 0, rounds = 0, last_status = 0;
+  for (; rounds < FORK_ROUNDS && !c.failed; rounds++) {
+    struct timespec pause = {0, (long)(rounds % 7) * 150000L}; /* forks at varied points of the create */
+    nanosleep(&pause, NULL);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 1001;
+    if (pid == 0) _exit(create_own_handle());
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+      hung++, last_status = status;
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      failed++, last_status = status;
+  }
+  atomic_store(&c.stop, 1);
+  pthread_join(t, NULL);
+  snprintf(msg, n,
+           "%d forks while another thread created %d handles: %d children hung (> %d s), %d failed (status %d)%s%s",
+           rounds, atomic_load(&c.created), hung, FORK_CHILD_SECONDS, failed, last_status, c.failed ? "; create: " : "",
+           c.failed ? c.err : "");
+  return hung || failed || c.failed || rounds < FORK_ROUNDS ? 1002 : MDVEC_OK;
+}
+
+static void test_fork_while_another_thread_creates(void) {
+  outcome o = SANITIZED ? in_process(fork_while_creating) : in_child(0, fork_while_creating, NULL, NULL);
+  CHECK_THAT("fork while another thread creates: each child creates its own handle, none hangs",
+             o.ran && o.code == MDVEC_OK);
+  printf("  %s\n", o.msg);
+  if (!o.ran || o.code != MDVEC_OK) fprintf(stderr, "  status %d code %d: %s\n", o.status, o.code, o.msg);
+}
+
 /*---------------------------------- 5. A physics error in one env ---------------------------------*/
 
 #define EN  8
@@ -759,6 +848,7 @@ int main(void) {
   test_concurrent_calls_refused();
   test_destroy_waits_for_a_running_call();
   test_create_from_threads();
+  test_fork_while_another_thread_creates();
   test_physics_error_ends_one_episode();
   test_warnings_counted_not_logged();
   test_smaller_checks();

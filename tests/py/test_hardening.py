@@ -305,6 +305,58 @@ def test_two_threads_on_one_env_are_refused_not_deadlocked(tmp_path: Path) -> No
     assert r.stdout.strip() == "3000 True []", r.stdout + r.stderr
 
 
+def test_fork_while_another_thread_creates(tmp_path: Path) -> None:
+    """Issue 25 item 4: a fork made while another thread creates an env, then an env created in the child
+    (what the docs prescribe). Before the fix some children blocked forever in mj_loadXML on a libmujoco
+    lock the creating thread held at the fork; each child now gets 10 s (alarm) to create, reset, step and
+    close its own env."""
+    r = run_child(
+        """
+        import os, signal, threading
+        import numpy as np
+        import mdvec
+        stop, created, errors = threading.Event(), [0], []
+
+        def churn():
+            while not stop.is_set():
+                try:
+                    mdvec.VecEnv(1, threads=1).close()
+                    created[0] += 1
+                except Exception as e:
+                    errors.append(repr(e))
+                    return
+
+        threads = [threading.Thread(target=churn) for _ in range(3)]  # a load in progress most of the time
+        for t in threads:
+            t.start()
+        while not created[0] and not errors:
+            pass
+        statuses = []
+        for k in range(100):
+            pid = os.fork()
+            if pid == 0:
+                signal.alarm(10)
+                code = 3
+                try:
+                    with mdvec.VecEnv(1, threads=1) as env:
+                        env.reset()
+                        env.step(np.zeros((1, 14)))
+                    code = 0
+                finally:
+                    os._exit(code)
+            statuses.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        stop.set()
+        for t in threads:
+            t.join()
+        hung = statuses.count(-signal.SIGALRM)
+        print(len(statuses), created[0] > 0, hung, [s for s in statuses if s not in (0, -signal.SIGALRM)], errors)
+    """,
+        tmp_path,
+        timeout=600,
+    )
+    assert r.stdout.strip() == "100 True 0 [] []", r.stdout + r.stderr
+
+
 # ---------------------------------------------------------------------- 5. a physics error in one env
 
 FALL = dict(n_pushes=1, push_window=(10, 11), push_speed=(0.0, 2.5))  # some ducks fall hard enough to fail
