@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import difflib
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, SupportsInt, cast
 
 import numpy as np
 
 from ._calls import CallLock, NoCopy
-from .adapters._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
-from .adapters._shared import reset_mask as _reset_mask
+from ._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
+from ._shared import reset_mask as _reset_mask
 
 
 @dataclass(frozen=True)
@@ -338,15 +339,20 @@ def resolve_task(name: str) -> tuple[str, str]:
     raise ValueError(f"task: unknown task {name!r}{hint} The tasks are {', '.join(tasks)}")
 
 
+# The vector env class of each Gymnasium id, as an adapter registers it: the Gymnasium adapter (mdvec.gym's
+# register_task) adds its VectorEnv subclass of each id it registers, and ``import mdvec`` imports that adapter
+# whenever Gymnasium is installed. make() builds the registered class, else the core's VectorEnv: the core never
+# imports an adapter (tests/py/test_layering.py).
+VECTOR_CLASSES: dict[str, Callable[..., VectorEnv]] = {}  # id -> class(num_envs, seed=, threads=, **kwargs)
+
+
 def make(task: str, num_envs: int = 1, seed: int = 0, threads: int | None = None, **kwargs: Any) -> Any:
     """N envs of ``task`` (a name or Gymnasium id) as a vector env: a ``gymnasium.vector.VectorEnv`` when
-    Gymnasium is installed, else :class:`VectorEnv`; keywords: ``autoreset_mode``, ``render_mode``,
+    Gymnasium is installed (``mdvec.gym.MdvecVectorEnv``, the class the Gymnasium adapter registered for the
+    id in ``VECTOR_CLASSES``), else :class:`VectorEnv`; keywords: ``autoreset_mode``, ``render_mode``,
     ``width``, ``height``, ``camera`` and the task's options."""
     name, env_id = resolve_task(task)
-    try:
-        import gymnasium  # noqa: F401
-    except ImportError:
+    cls = VECTOR_CLASSES.get(env_id)
+    if cls is None:
         return VectorEnv(name, num_envs, seed, threads, **kwargs)
-    from .adapters import gym
-
-    return gym.TASKS[env_id].vector_class(num_envs, seed=seed, threads=threads, **kwargs)
+    return cls(num_envs, seed=seed, threads=threads, **kwargs)

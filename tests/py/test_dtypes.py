@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec.adapters._shared import as_actions
+from mdvec._shared import as_actions
 from mdvec.tools.contract import diff_vector_info, same_array, same_value
 from mdvec.vecenv import stepped_dtype
 

@@ -602,7 +602,7 @@ def test_hopper_single_env_equals_gymnasium_hopper_with_types():
 
 
 def test_info_keys_groups_array_elements():
-    from mdvec.adapters._shared import info_keys
+    from mdvec._shared import info_keys
 
     f64 = np.dtype(np.float64)
     keys = info_keys([("x", f64, 3), ("ten[0]", f64, 3), ("ten[1]", f64, 3), ("r", "action", 1), ("t", np.int64, 1)])

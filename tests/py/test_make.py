@@ -55,6 +55,8 @@ def test_a_task_without_an_id_is_refused_by_name(monkeypatch: pytest.MonkeyPatch
 def test_core_vector_env_without_gymnasium(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without Gymnasium, make() gives the core VectorEnv with plain spaces, NEXT_STEP by default."""
     monkeypatch.setitem(sys.modules, "gymnasium", None)  # import gymnasium fails
+    # and, as in a process without Gymnasium, its adapter registered no vector class with the core
+    monkeypatch.setattr("mdvec.vector.VECTOR_CLASSES", {})
     with mdvec.make("duck", num_envs=3, seed=4, threads=2, episode_len=6, push_window=(1, 5)) as envs:
         assert type(envs) is VectorEnv and envs.metadata["autoreset_mode"] == "next_step"
         space = envs.single_action_space

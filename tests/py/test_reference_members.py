@@ -2,7 +2,7 @@
 ``mdvec.reference:DuckEnv``, the cart-pole's ``mdvec.reference:CartPoleSwingup``, any task added by
 docs/adding_a_task.md) has a reference that the adapters can make and wrap.
 
-``gymnasium.make(ID, backend="reference")`` makes the reference with ``adapters._shared.make_entry_point``
+``gymnasium.make(ID, backend="reference")`` makes the reference with ``mdvec._shared.make_entry_point``
 and wraps it in ``PlainReferenceCore`` (``gymnasium_api = True``) or ``DuckReferenceCore`` (the others), which
 read the members checked here; render and ``load_model`` read ``model`` and ``data``. The tests that go
 through Gymnasium skip where it is not installed, so this module checks the same members with numpy and
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import mdvec
-from mdvec.adapters._shared import make_entry_point
+from mdvec._shared import make_entry_point
 from mdvec.vecenv import is_gymnasium_id, task_meta, task_names, task_options
 
 ENTRY_POINT_TASKS = tuple(

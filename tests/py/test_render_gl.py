@@ -233,7 +233,7 @@ def test_a_string_model_task_renders_on_its_reference_model(tmp_path: Path) -> N
     pytest.importorskip("gymnasium", reason="gymnasium is not installed")
     code = """
         import gymnasium, numpy as np, mdvec, mdvec.gym
-        from mdvec.adapters._shared import load_model
+        from mdvec._shared import load_model
         from mdvec.reference.cartpole_swingup import CartPoleSwingup
         with mdvec.VecEnv(1, task="cartpole_swingup") as venv:
             model = load_model(venv)

@@ -2,8 +2,12 @@
 
 * ``gym`` (public name ``mdvec.gym``): ``gymnasium.Env`` / ``gymnasium.vector.VectorEnv`` and the ``mdvec/`` ids;
 * ``sb3`` (``mdvec.sb3``): a Stable-Baselines3 ``VecEnv``;
-* ``rllib`` (``mdvec.rllib``): RLlib's vector entry point and a PPO config;
-* ``_shared``: the checks, seeds, info keys and frames they (and the core's ``mdvec.make``) share; numpy only.
+* ``rllib`` (``mdvec.rllib``): RLlib's vector entry point and a PPO config.
+
+Adapters depend on the core only (``mdvec.vecenv``, ``mdvec.vector``, and ``mdvec._shared``: the checks, seeds,
+info keys and frames they share with the core's ``mdvec.make``), and SB3's and RLlib's on the Gymnasium
+adapter; no core module imports an adapter (tests/py/test_layering.py). ``mdvec.make`` returns the Gymnasium
+class because the Gymnasium adapter registers it with the core (``mdvec.vector.VECTOR_CLASSES``) when imported.
 
 Importing this package imports nothing: each adapter loads its framework when it is imported, and none
 imports a reference backend (``mdvec.reference``, Gymnasium's MuJoCo envs, the ``mujoco`` bindings)

@@ -50,7 +50,7 @@ import numpy as np
 import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every EnvRunner
 
 from .._calls import NoCopy
-from ._shared import is_int
+from .._shared import is_int
 
 DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")

@@ -25,8 +25,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
     ) from exc
 
 from .._calls import CallLock, NoCopy
+from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from ..vecenv import VecEnv
-from ._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from .gym.env import action_box, obs_box
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]

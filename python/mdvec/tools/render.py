@@ -104,7 +104,7 @@ def render_task_episodes(
     a string) its Python reference's model."""
     from PIL import Image, ImageDraw
 
-    from ..adapters._shared import FrameRenderer, load_model
+    from .._shared import FrameRenderer, load_model
     from ..vecenv import VecEnv
 
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:

@@ -17,8 +17,9 @@ from typing import Any
 
 import gymnasium
 
+from ..._shared import make_entry_point
 from ...vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
-from .._shared import make_entry_point
+from ...vector import VECTOR_CLASSES
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, PlainReferenceCore
 from .vector import MdvecVectorEnv
 
@@ -130,6 +131,7 @@ def register_task(
         reward_threshold=entry.reward_threshold,
     )
     TASKS[env_id] = entry
+    VECTOR_CLASSES[env_id] = vector_class  # what mdvec.make builds for the id (the core imports no adapter)
     return entry
 
 

@@ -25,7 +25,7 @@ from gymnasium.envs.registration import load_env_creator
 from gymnasium.utils import seeding
 
 from ..._calls import CallLock, NoCopy
-from .._shared import (
+from ..._shared import (
     RESET,
     STEP,
     FrameRenderer,
@@ -37,7 +37,7 @@ from .._shared import (
     load_model,
     render_camera,
 )
-from .._shared import reset_mask as _check_reset_options
+from ..._shared import reset_mask as _check_reset_options
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry

@@ -19,8 +19,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from ..._shared import render_camera
 from ...vector import VectorEnv
-from .._shared import render_camera
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry

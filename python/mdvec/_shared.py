@@ -1,7 +1,8 @@
-"""What the adapters (Gymnasium, SB3, mdvec.make's vector env) share: argument checks, seeds, reset masks,
-info dtypes, frames.
+"""What the core's vector env (``mdvec.make``) and the adapters (Gymnasium, SB3, RLlib) share: argument checks,
+seeds, reset masks, info keys and dtypes, frames.
 
-Nothing here imports gymnasium, so the core install can use it too.
+A core module: nothing here imports gymnasium or an adapter, so the core install uses it too, and the adapters
+import it from the core (they depend on the core, never the core on them).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._gl import make_renderer
-from .._mjwarn import collected
+from ._gl import make_renderer
+from ._mjwarn import collected
 
 SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
 STEP, RESET = 1, 2  # info field bits (MDVEC_INFO_STEP, MDVEC_INFO_RESET)
@@ -101,7 +102,7 @@ def as_actions(actions: Any, shape: tuple[int, ...], spec: Any = None) -> np.nda
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"actions: expected a float32 or float64 array, got dtype {arr.dtype}")
     if spec is not None:
-        from ..vecenv import stepped_dtype
+        from .vecenv import stepped_dtype
 
         dtype = stepped_dtype(arr.dtype, spec.follows_action_dtype, spec.task) or np.dtype(np.float64)
         arr = arr.astype(dtype, copy=False)
@@ -208,7 +209,7 @@ def load_model(venv: Any) -> Any:
     """
     import mujoco
 
-    from ..vecenv import is_gymnasium_id, task_meta
+    from .vecenv import is_gymnasium_id, task_meta
 
     try:
         path = venv.model_path
