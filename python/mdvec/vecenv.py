@@ -880,8 +880,9 @@ class VecEnv(_HandleOwner):
       it owns C envs and threads. Make another with the same arguments.
     * A VecEnv belongs to the process that created it. After ``os.fork()`` the child's copy has no
       worker threads: its calls raise ``MdvecError`` ("created in another process") instead of
-      hanging, and closing or collecting it in the child only frees the child's copy of the memory.
-      Create envs in the process that uses them (after the fork, or with multiprocessing's "spawn"
+      hanging, and closing or collecting it in the child only frees the child's copy of the memory,
+      without waiting, even when another thread of the parent was in a call on it at the fork (the
+      lock that thread held is replaced in the child: ``mdvec._calls.CallLock``). Create envs in the process that uses them (after the fork, or with multiprocessing's "spawn"
       or "forkserver" start methods).
     """
 
