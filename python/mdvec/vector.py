@@ -316,27 +316,51 @@ class VectorEnv(NoCopy):
         )
 
 
-def resolve_task(name: str) -> tuple[str, str]:
-    """Return (task name, Gymnasium id) for a task name or id; raise ValueError suggesting close names."""
+def task_suggestions(name: str) -> list[str]:
+    """Return the task names or ids close to ``name``: the name and id of the task it names case aside, else
+    up to 3 of difflib's close matches."""
     from .vecenv import task_meta, task_names
 
     tasks = task_names()
     ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
+    known = [*tasks, *ids]
+    folded = [ids.get(k, k) for k in known if k.casefold() == name.casefold()]  # the task, case aside
+    if folded:  # its name and its id, nothing less close
+        return list(dict.fromkeys(k for t in folded for k in (t, task_meta(t, "id")) if k))
+    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+
+
+def task_name(name: str) -> str:
+    """Return the task (a name of ``task_names()``) that a task name or its declared Gymnasium id names; raise
+    ValueError suggesting close names (case aside too) otherwise. The one resolver of ``mdvec.make`` and the
+    ``python -m mdvec`` commands."""
+    from .vecenv import task_meta, task_names
+
     if not isinstance(name, str):
         raise TypeError(f"task: expected a task name or id, got {type(name).__name__} {name!r}")
+    tasks = task_names()
     if name in tasks:
-        env_id = task_meta(name, "id")
-        if env_id is None:  # a task may declare none; next() over ids raised a bare StopIteration here
-            raise ValueError(
-                f"task: {name!r} declares no id (mdvec_task_meta), so mdvec.make cannot build it; use "
-                f"mdvec.VecEnv(num_envs, task={name!r})"
-            )
-        return name, env_id
+        return name
+    ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
     if name in ids:
-        return ids[name], name
-    close = difflib.get_close_matches(name, [*tasks, *ids], n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        return ids[name]
+    close = task_suggestions(name)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else "."
     raise ValueError(f"task: unknown task {name!r}{hint} The tasks are {', '.join(tasks)}")
+
+
+def resolve_task(name: str) -> tuple[str, str]:
+    """Return (task name, Gymnasium id) for a task name or id (see :func:`task_name`)."""
+    from .vecenv import task_meta
+
+    task = task_name(name)
+    env_id = task_meta(task, "id")
+    if env_id is None:  # a task may declare none; next() over ids raised a bare StopIteration here
+        raise ValueError(
+            f"task: {task!r} declares no id (mdvec_task_meta), so mdvec.make cannot build it; use "
+            f"mdvec.VecEnv(num_envs, task={task!r})"
+        )
+    return task, env_id
 
 
 # The vector env class of each Gymnasium id, as an adapter registers it: the Gymnasium adapter (mdvec.gym's

@@ -291,20 +291,34 @@ def _play(case: Case, result: Result) -> None:
 def select_tasks(names: list[str] | None) -> list[str]:
     """Resolve --task values (repeatable, each may be a comma list) to names of TASKS, in report order.
 
-    None or empty: every task. An unknown name raises ValueError naming it and listing the valid ones.
+    A value is a task's name or its declared Gymnasium id, resolved as ``mdvec.make`` resolves it
+    (``mdvec.vector.task_name``). None or empty: every task. An unknown name raises ValueError naming it
+    (with close names) and listing the valid ones.
     """
+    from ..vector import task_name, task_suggestions
+
     if not names:
         return list(TASKS)
     wanted = [n.strip() for arg in names for n in arg.split(",") if n.strip()]
-    unknown = [n for n in wanted if n not in TASKS]
-    if unknown:
-        raise ValueError(
-            f"unknown task{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-            f"valid tasks: {', '.join(TASKS)}"
-        )
     if not wanted:
         raise ValueError(f"no task named; valid tasks: {', '.join(TASKS)}")
-    return [t for t in TASKS if t in wanted]
+    chosen: set[str] = set()
+    unknown: list[str] = []
+    for n in wanted:
+        try:
+            task = task_name(n)
+        except ValueError:
+            task = None
+        if task in TASKS:
+            chosen.add(task)
+        else:
+            close = [c for c in task_suggestions(n) if task_name(c) in TASKS]
+            unknown.append(repr(n) + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""))
+    if unknown:
+        raise ValueError(
+            f"unknown task{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; valid tasks: {', '.join(TASKS)}"
+        )
+    return [t for t in TASKS if t in chosen]
 
 
 def default_cases(quick: bool = False, tasks: list[str] | None = None) -> list[Case]:

@@ -4,8 +4,8 @@
 ``python -m mdvec train --env Hopper-v5 --backend mdvec --envs 8 --steps 1000000 --out runs/hopper1``
 
 ``--env``: ``duck`` (the default) or any other task of the catalogue (``mdvec.task_names()``): a task's
-name, the Gymnasium id it declares or that id without its namespace (``Hopper-v5``, ``mdvec/Hopper-v5``,
-``cartpole_swingup``). Two backends run the very same PPO:
+name or the Gymnasium id it declares, as ``mdvec.make`` takes them (``Hopper-v5``, ``mdvec/Hopper-v5``,
+``cartpole_swingup``, ``mdvec/DuckBalance-v0``). Two backends run the very same PPO:
 
 * ``mdvec``: ``mdvec.sb3.make_vec_env`` (the C envs on worker threads, one process);
 * ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` (one process per env;
@@ -178,18 +178,16 @@ def task_option_help() -> str:
 def resolve_env(name: str) -> str:
     """Return the task a ``--env`` value names, a name of ``mdvec.task_names()`` (``"duck"``, ``"Hopper-v5"``).
 
-    Accepts a task's name, the Gymnasium id it declares or that id without its namespace (``duck``,
-    ``mdvec/DuckBalance-v0``, ``Hopper-v5``, ``mdvec/Hopper-v5``, ``cartpole_swingup``); raises ValueError
-    listing the choices otherwise.
+    Accepts what ``mdvec.make`` accepts (the one resolver, ``mdvec.vector.task_name``): a task's name or the
+    Gymnasium id it declares (``duck``, ``mdvec/DuckBalance-v0``, ``Hopper-v5``, ``mdvec/Hopper-v5``,
+    ``cartpole_swingup``); raises ValueError suggesting close names and listing the tasks otherwise.
     """
-    from ..vecenv import task_meta, task_names
+    from ..vector import task_name
 
-    text = str(name).strip()
-    for env in task_names():
-        env_id = task_meta(env, "id") or env
-        if text in (env, env_id, env_id.split("/")[-1]):
-            return env
-    raise ValueError(f"--env: unknown env {name!r}; choose one of {', '.join(task_names())}")
+    try:
+        return task_name(name)
+    except ValueError as exc:
+        raise ValueError(f"--env: {str(exc).removeprefix('task: ')}") from None
 
 
 def _option_kinds(env: str) -> dict[str, Any]:
