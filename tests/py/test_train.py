@@ -422,6 +422,40 @@ def test_cartpole_training_is_bit_identical_on_both_backends(tmp_path: Path, mon
     assert c_params == r_params
 
 
+@pytest.mark.parametrize(("env", "option"), [("cartpole_swingup", "max_episode_steps"), ("duck", "episode_len")])
+def test_progress_line_says_what_it_measured(
+    env: str, option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The progress line's episode statistics are over one window, the episodes it names, and never a bare
+    nan: before any episode ends it says so (episodes of 100 steps, 64 steps per env per update: none ends in
+    update 1, one per env in update 2)."""
+    import re
+
+    if env == "duck":
+        _need_mdvec_sb3()
+    else:
+        _need_cartpole()
+    from mdvec.tools import train as train_mod
+
+    out = tmp_path / "run"
+    argv = ["--env", env, "--envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--net", "8"]
+    argv += ["--steps", "256", "-o", f"{option}=100", "--print-every", "0", "--out", str(out)]
+    argv += ["-o", "push_window=10,90"] if env == "duck" else []
+    assert train_mod.main(argv) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("update ")]
+    assert len(lines) == 2 and not any("nan" in line.lower() for line in lines), lines
+    assert "| no episode ended yet |" in lines[0], lines[0]
+    rows = json.loads((out / "curve.json").read_text())["rows"]
+    tail = r"survival ([-\d.]+)" if env == "duck" else r"ep len +([-\d.]+)"
+    got = re.search(r"\| last (\d+) episodes?: ep return +([-\d.]+), " + tail + r" \|", lines[1])
+    assert got, lines[1]
+    assert int(got[1]) == 2 and float(got[2]) == round(rows[1]["ep_return_avg100"], 1)
+    if env == "duck":
+        assert 0 <= float(got[3]) <= 1
+    else:
+        assert float(got[3]) == 100.0
+
+
 def test_train_evaluate_and_render_cartpole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The three commands on cartpole_swingup: train a tiny policy on the C envs, evaluate it against all-zero
     actions, render a few frames of it drawn from the C env's state (its model: the reference's MJCF)."""

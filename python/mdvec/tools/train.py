@@ -623,7 +623,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 self.ep_ret = np.zeros(n)
                 self.ep_len = np.zeros(n, dtype=np.int64)
                 self.ep_up = np.zeros(n, dtype=np.int64)
-                self.recent: list[float] = []
+                self.recent: list[tuple[float, int, int]] = []  # the last 100 episodes: return, length, upright
                 self.update = run.rows[-1]["update"] if run.rows else 0
                 self.wall = run.rows[-1]["time_s"] if run.rows else 0.0  # training seconds before this session
                 self.last_print = -math.inf
@@ -655,7 +655,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
             if dones.any():
                 for i in np.flatnonzero(dones):
                     self.episodes.append((float(self.ep_ret[i]), int(self.ep_len[i]), int(self.ep_up[i])))
-                    self.recent.append(float(self.ep_ret[i]))
+                    self.recent.append(self.episodes[-1])
                 self.recent = self.recent[-100:]
                 self.ep_ret[dones] = 0.0
                 self.ep_len[dones] = 0
@@ -676,7 +676,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 "ep_return_mean": float(np.mean([e[0] for e in eps])) if eps else math.nan,
                 "ep_return_min": float(np.min([e[0] for e in eps])) if eps else math.nan,
                 "ep_return_max": float(np.max([e[0] for e in eps])) if eps else math.nan,
-                "ep_return_avg100": float(np.mean(self.recent)) if self.recent else math.nan,
+                "ep_return_avg100": float(np.mean([e[0] for e in self.recent])) if self.recent else math.nan,
                 "ep_len_mean": float(np.mean([e[1] for e in eps])) if eps else math.nan,
                 "survival": float(sum(e[2] for e in eps) / sum(e[1] for e in eps)) if eps and duck else math.nan,
                 "rollout_s": rollout_s,
@@ -726,11 +726,24 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 print(
                     f"update {self.update:5d} | steps {done:>11,}/{total:,} ({100 * done / total:5.1f}%) | "
                     f"{rate:8,.0f} env-steps/s (rollout {row['rollout_steps_per_s']:,.0f}) | "
-                    f"ep return {row['ep_return_avg100']:7.1f} (last 100) | "
-                    + (f"survival {row['survival']:5.3f} | " if duck else f"ep len {row['ep_len_mean']:6.1f} | ")
-                    + f"update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}",
+                    f"{self._episode_stats()} | update {row['update_s']:.2f}s | ETA {_fmt_time(eta)}",
                     flush=True,
                 )
+
+        def _episode_stats(self) -> str:
+            """The progress line's episode statistics, every one over the same episodes: the last 100 that
+            ended (fewer until 100 have), or what says that none has ended yet."""
+            window = self.recent
+            if not window:
+                return "no episode ended yet"
+            n = len(window)
+            ret = float(np.mean([e[0] for e in window]))
+            tail = (
+                f"survival {sum(e[2] for e in window) / sum(e[1] for e in window):5.3f}"
+                if duck
+                else f"ep len {float(np.mean([e[1] for e in window])):6.1f}"
+            )
+            return f"last {n} episode{'s' if n > 1 else ''}: ep return {ret:7.1f}, {tail}"
 
     return Progress()
 
