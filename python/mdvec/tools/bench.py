@@ -51,6 +51,17 @@ import numpy as np
 
 from ..reference import DuckEnv, ProcVecEnv, TaskConfig, obs_scale
 from ..reference.model import inspect, load, resolve_path
+from ._args import (
+    NUMPY_SEED_MAX,
+    ArgumentRefused,
+    Parser,
+    existing_file,
+    int_list,
+    positive_float,
+    positive_int,
+    seed_int,
+    writable_folder,
+)
 
 try:
     import gymnasium
@@ -813,13 +824,6 @@ def plot(cells: list[Cell], s: Settings, table_ratios: list[dict[str, Any]], pat
 
 
 # --------------------------------------------------------------------------- command line
-def _int_list(text: str) -> tuple[int, ...]:
-    values = tuple(int(v) for v in text.split(",") if v.strip())
-    if not values or min(values) <= 0:
-        raise argparse.ArgumentTypeError(f"expected positive integers like 1,2,4, got {text!r}")
-    return values
-
-
 def default_workers() -> tuple[int, ...]:
     """Return 1, 2 and then 4, 8, 16 up to the number of cores."""
     cores = os.cpu_count() or 1
@@ -828,15 +832,15 @@ def default_workers() -> tuple[int, ...]:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """Parse the command line; presets fill what was not given."""
-    p = argparse.ArgumentParser(
-        prog="python -m mdvec bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--workers", type=_int_list, default=None, help="worker counts (default 1,2[,4,8,16 up to cores])")
-    p.add_argument("--envs-per-worker", type=_int_list, default=None, help="envs per worker (default 1,8)")
-    p.add_argument("--window-seconds", type=float, default=None, help="target window length (default 2)")
-    p.add_argument("--rounds", type=int, default=None, help="windows per backend per config (default 5)")
+    p = Parser(prog="python -m mdvec bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workers", type=int_list(1), default=None, help="worker counts (default 1,2[,4,8,16 up to cores])")
+    p.add_argument("--envs-per-worker", type=int_list(1), default=None, help="envs per worker (default 1,8)")
+    p.add_argument("--window-seconds", type=positive_float, default=None, help="target window length (default 2)")
+    p.add_argument("--rounds", type=positive_int, default=None, help="windows per backend per config (default 5)")
     p.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated subset of {','.join(BACKENDS)}")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=seed_int(NUMPY_SEED_MAX), default=0, help="seed of the envs and actions (default %(default)s)"
+    )
     p.add_argument("--quick", action="store_true", help="tiny settings for tests: W=1, E/W=1, 0.2 s, 2 rounds")
     p.add_argument(
         "--device-sweep",
@@ -847,19 +851,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--no-pin", action="store_true", help="leave gymnasium's per-env processes free to use any CPU")
     p.add_argument(
         "--c-bench",
-        type=Path,
+        type=existing_file,
         default=None,
         help="the mdvec_bench binary for the 'bare C' rows (default: $MDVEC_BENCH, else the newest "
         "build*/bench/mdvec_bench of the source checkout mdvec runs from; none: those rows are skipped)",
     )
     p.add_argument(
         "--out",
-        type=Path,
-        default=DEFAULT_OUT,
+        type=writable_folder,
+        default=str(DEFAULT_OUT),
         help=f"output folder, created if needed (default ./{DEFAULT_OUT}; the README's runs use bench/results)",
     )
     p.add_argument("--no-plot", action="store_true")
     args = p.parse_args(argv)
+    if args.c_bench is not None and not os.access(args.c_bench, os.X_OK):
+        p.error(f"argument --c-bench: {args.c_bench} is not executable")
     if args.c_bench is None:
         args.c_bench = find_c_bench()
     quick = {"workers": (1,), "envs_per_worker": (1,), "window_seconds": 0.2, "rounds": 2}
@@ -880,8 +886,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if unknown or not names:
         p.error(f"--backends: unknown {unknown}; choose from {','.join(BACKENDS)}")
     args.backends = names
-    if args.rounds <= 0 or not args.window_seconds > 0:
-        p.error("--rounds and --window-seconds must be positive")
     return args
 
 
@@ -893,7 +897,10 @@ def estimate_seconds(s: Settings) -> float:
 
 def main(argv: list[str]) -> int:
     """Run the side-by-side benchmark; write JSON (and PNG) under --out; return 0 on success."""
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+    except ArgumentRefused:  # its one line is printed
+        return 2
     s = Settings(
         args.workers,
         args.envs_per_worker,
@@ -918,7 +925,7 @@ def main(argv: list[str]) -> int:
     after = machine_info()
     table_ratios = ratios(cells, s)
     skipped = sorted({f"{c.backend}: {c.skipped}" for c in cells if c.skipped})
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)  # checked when parsed: it can be made
     stem = args.out / f"sidebyside_{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
     plot_status = "plot skipped: --no-plot" if args.no_plot else plot(cells, s, table_ratios, stem.with_suffix(".png"))
     report = {

@@ -7,15 +7,14 @@ tries several push-speed ranges; the task's default range is the one frozen from
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..reference.config import TaskConfig
+from ._args import ArgumentRefused, Parser, finite_float, positive_int, writable_file
 
 
 def hold_pose(
@@ -59,19 +58,33 @@ def hold_pose(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mdvec calibrate", description=__doc__)
-    parser.add_argument("--push-speed", type=float, nargs=2, default=TaskConfig().push_speed)
+    """Run the calibration the command line asks for; return the exit status."""
+    parser = Parser(prog="python -m mdvec calibrate", description=__doc__)
+    parser.add_argument(
+        "--push-speed",
+        type=finite_float(0.0),
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=TaskConfig().push_speed,
+        help="shove speed range in m/s, LOW <= HIGH (default %(default)s; --scan tries several)",
+    )
     parser.add_argument("--scan", action="store_true", help="try several ranges around the default")
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds, 0 to N-1 (default %(default)s)")
+    parser.add_argument("--episodes", type=positive_int, default=20, help="episodes per seed (default %(default)s)")
     parser.add_argument(
         "--backend",
         choices=["c", "reference"],
         default="c",
         help="c: mdvec.VecEnv (bit-identical to the reference, faster)",
     )
-    parser.add_argument("--json", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--json", type=writable_file, default=None, help="also write the rows to this JSON file")
+    try:
+        args = parser.parse_args(argv)
+        if args.push_speed[0] > args.push_speed[1]:
+            low, high = args.push_speed
+            parser.error(f"argument --push-speed: LOW must not exceed HIGH, got {low:g} {high:g}")
+    except ArgumentRefused:  # its one line is printed
+        return 2
     ranges = [tuple(args.push_speed)]
     if args.scan:
         ranges = [(0.1, 0.3), (0.2, 0.6), (0.3, 0.9), (0.4, 1.2), (0.6, 1.6)]
@@ -91,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+        args.json.parent.mkdir(parents=True, exist_ok=True)  # checked when parsed: it can be made
+        args.json.write_text(json.dumps(rows, indent=2))
         print(f"wrote {args.json}")
     return 0
 

@@ -7,7 +7,8 @@ import importlib
 import json
 import sys
 import time
-from pathlib import Path
+
+from ._args import ArgumentRefused, Parser, finite_float, positive_int, writable_file
 
 
 def _contract(args: argparse.Namespace) -> int:
@@ -79,8 +80,8 @@ def _contract(args: argparse.Namespace) -> int:
         f"passed, {t['skipped']} skipped; {seconds:.1f} s"
     )
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(table, indent=2))
+        args.json.parent.mkdir(parents=True, exist_ok=True)  # checked when parsed: it can be made
+        args.json.write_text(json.dumps(table, indent=2))
         print(f"wrote {args.json}")
     verdict = "EQUAL" if t["identical"] else "NOT EQUAL"
     if t["identical"] and t["not_proven"]:
@@ -97,21 +98,27 @@ def _demo(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .. import VecEnv
+    from ..reference.config import TaskConfig
     from . import contract
 
-    print("1/2 equality: C env vs Python reference on the built-in duck (3 cases)")
-    cases = [
-        c
-        for c in contract.default_cases(quick=True)
-        if c.name in ("v1 random", "dr + sensor noise + init noise v1", "vector 4 envs x 2 threads, autoreset")
-    ]
-    total = contract.report(cases)["total"]
-    print(
-        f"    {total['observations']} observations, {total['obs_identical']} bit-identical; "
-        f"{total['steps']} rewards, {total['rewards_identical']} bit-identical"
-    )
-    print(f"2/2 throughput: hold-pose policy, {args.envs} envs")
-    with VecEnv(args.envs, seed=0, threads=args.threads) as env:
+    try:  # made first: an env count or thread count the library refuses ends the demo before any work
+        env = VecEnv(args.envs, seed=0, threads=args.threads)
+    except ValueError as exc:
+        print(f"python -m mdvec demo: {exc}", file=sys.stderr)
+        return 2
+    with env:
+        print("1/2 equality: C env vs Python reference on the built-in duck (3 cases)")
+        cases = [
+            c
+            for c in contract.default_cases(quick=True)
+            if c.name in ("v1 random", "dr + sensor noise + init noise v1", "vector 4 envs x 2 threads, autoreset")
+        ]
+        total = contract.report(cases)["total"]
+        print(
+            f"    {total['observations']} observations, {total['obs_identical']} bit-identical; "
+            f"{total['steps']} rewards, {total['rewards_identical']} bit-identical"
+        )
+        print(f"2/2 throughput: hold-pose policy, {args.envs} envs")
         env.reset()
         zeros = np.zeros((env.num_envs, env.nu))
         steps, t0 = 0, time.perf_counter()
@@ -122,11 +129,17 @@ def _demo(args: argparse.Namespace) -> int:
             done_returns += ret[done].tolist()
             ret[done] = 0
             steps += 1
-        rate = steps * env.num_envs / (time.perf_counter() - t0)
-        print(
-            f"    {rate:,.0f} env-steps/s on {env.threads} threads; {len(done_returns)} episodes, "
-            f"mean hold-pose return {np.mean(done_returns) if done_returns else float('nan'):.1f} (max 500)"
+        seconds = time.perf_counter() - t0
+        rate = steps * env.num_envs / seconds
+        episode_len = TaskConfig().episode_len
+        returns = (
+            f"{len(done_returns)} episode{'s' if len(done_returns) > 1 else ''} ended, mean hold-pose return "
+            f"{np.mean(done_returns):.1f} (max {episode_len})"
+            if done_returns
+            else f"no episode ended in the {seconds:.2g} s window ({steps} steps per env; an episode lasts up to "
+            f"{episode_len}), so no mean return"
         )
+        print(f"    {rate:,.0f} env-steps/s on {env.threads} threads; {returns}")
     return 0 if total["identical"] else 1
 
 
@@ -149,7 +162,7 @@ def _version_line() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m mdvec",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="mdvec's commands; python -m mdvec COMMAND -h shows a command's options.",
@@ -163,14 +176,19 @@ def main(argv: list[str] | None = None) -> int:
         "bit-identical observations and rewards); 2/2: hold-pose env-steps/s of "
         "mdvec.VecEnv. Exit status 1 when any value differs.",
     )
-    p.add_argument("--envs", type=int, default=16, help="envs in the throughput part (default 16)")
+    p.add_argument("--envs", type=positive_int, default=16, help="envs in the throughput part (default 16)")
     p.add_argument(
         "--threads",
-        type=int,
+        type=positive_int,
         default=None,
         help="threads for the throughput part, the caller included (default: min(envs, cores, 8))",
     )
-    p.add_argument("--seconds", type=float, default=3.0, help="how long the throughput part runs (default 3)")
+    p.add_argument(
+        "--seconds",
+        type=finite_float(0.0, 3600.0, low_open=True),
+        default=3.0,
+        help="how long the throughput part runs, in (0, 3600] (default 3)",
+    )
     p.set_defaults(func=_demo)
     from ..gym_tasks import GYM_TASKS  # light (contract imports numpy and the library): the names only
 
@@ -190,14 +208,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME[,NAME...]",
         help=f"only these tasks (repeatable or a comma list): {', '.join(('duck', *GYM_TASKS))}",
     )
-    p.add_argument("--json", default=None, help="write the table here")
+    p.add_argument("--json", type=writable_file, default=None, help="write the table here (a JSON file)")
     p.set_defaults(func=_contract)
     for name, text in FORWARDED.items():  # each has its own argparse (and -h): the rest goes to it untouched
         p = sub.add_parser(name, help=text, add_help=False)
         p.set_defaults(func=lambda a, name=name: _forward(name, a))
-    args, rest = parser.parse_known_args(argv)
-    if rest and args.command not in FORWARDED:
-        parser.error(f"unrecognised arguments: {' '.join(rest)}")
+    try:
+        args, rest = parser.parse_known_args(argv)
+        if rest and args.command not in FORWARDED:
+            parser.error(f"unrecognised arguments: {' '.join(rest)}")
+    except ArgumentRefused:  # its one line is printed
+        return 2
     args.rest = rest
     return args.func(args)
 

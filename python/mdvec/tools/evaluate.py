@@ -39,6 +39,10 @@ from typing import Any
 import numpy as np
 
 from .._paths import writable_file
+from .._resources import VARIANTS
+from ._args import SEED_MAX, ArgumentRefused, Parser, int_list, policy_path, positive_int
+from ._args import task as task_arg
+from ._args import writable_file as writable_file_arg
 
 DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
 DEFAULT_EPISODES = 20
@@ -258,23 +262,33 @@ def format_table(result: dict[str, Any]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from .train import task_option_help
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m mdvec evaluate",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help(),
     )
-    p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
+    p.add_argument(
+        "--policy",
+        type=policy_path,
+        required=True,
+        help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose",
+    )
     p.add_argument(
         "--seeds",
+        type=int_list(0, SEED_MAX),
         default=",".join(map(str, DEFAULT_SEEDS)),
         help="evaluation seeds, comma-separated (default %(default)s)",
     )
-    p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES, help="episodes per seed (default %(default)s)")
+    p.add_argument(
+        "--episodes", type=positive_int, default=DEFAULT_EPISODES, help="episodes per seed (default %(default)s)"
+    )
     p.add_argument(
         "--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)"
     )
-    p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
+    p.add_argument(
+        "--env", type=task_arg, default=None, help="task (default: the policy's training env, else the duck)"
+    )
     p.add_argument(
         "-o",
         "--option",
@@ -283,9 +297,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="task option (default: the policy's training options)",
     )
-    p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
+    p.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        default=None,
+        help="built-in duck model variant (default: the training one)",
+    )
     p.add_argument(
         "--out",
+        type=writable_file_arg,
         default=None,
         help="JSON file to write (default: eval_<policy name>.json in the policy's train run folder, the "
         "one holding its run.json, else in the current folder: never beside a policy shipped in a "
@@ -315,17 +335,12 @@ def policy_setup(policy: str, env_arg: str | None, options: list[str]) -> tuple[
 def main(argv: list[str] | None = None) -> int:
     from .train import DUCK, require_sb3, run_folder
 
-    args = build_parser().parse_args(argv)
-    missing = require_sb3("evaluate") if args.policy != "hold-pose" else None
-    if missing:
-        print(missing, file=sys.stderr)
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentRefused:  # its one line is printed
         return 2
     try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-        if not seeds or any(s < 0 for s in seeds):
-            raise ValueError(f"--seeds: need non-negative integers, got {args.seeds!r}")
-        if args.episodes <= 0:
-            raise ValueError(f"--episodes: must be positive, got {args.episodes}")
+        seeds = list(args.seeds)
         trained = args.policy != "hold-pose"
         saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
@@ -341,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
         writable_file(out, "--out")  # before the evaluation, not after it
     except ValueError as exc:
         print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
+    missing = require_sb3("evaluate") if trained else None  # imports torch: after the checks
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     where = "the reference duck" if env == DUCK else f"{env} (C envs, equal to its reference)"
     print(

@@ -40,6 +40,10 @@ import numpy as np
 from .._gl import NoGLError, make_renderer
 from .._mjwarn import collected
 from .._paths import writable_file
+from .._resources import VARIANTS
+from ._args import SEED_MAX, ArgumentRefused, Parser, int_in, policy_path, positive_int, seed_int
+from ._args import task as task_arg
+from ._args import writable_file as writable_file_arg
 
 ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
 SHOW_STEPS = 25  # steps an arrow stays (0.5 s at 50 Hz)
@@ -379,25 +383,41 @@ def write_video(frames: list[Any], path: Path, fps: float, ffmpeg: str | None = 
         raise RuntimeError(f"ffmpeg failed: {proc.stderr.decode(errors='replace').strip()}")
 
 
+def _video_path(text: str) -> Path:
+    """A .gif or .mp4 path that can be written (argparse type of --out)."""
+    path = writable_file_arg(text)
+    if path.suffix.lower() not in (".gif", ".mp4"):
+        raise argparse.ArgumentTypeError(f"write a .gif or an .mp4, got {path.name}")
+    return path
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """Return render's argument parser: every value is checked as it is parsed (one line, exit status 2)."""
     from .train import task_option_help
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m mdvec render",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="task options (-o NAME=VALUE, repeatable; defaults shown):\n" + task_option_help(),
     )
-    p.add_argument("--policy", required=True, help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose")
-    p.add_argument("--out", required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
-    p.add_argument("--seed", type=int, default=0, help="env seed (default %(default)s)")
-    p.add_argument("--env", default=None, help="task (default: the policy's training env, else the duck)")
-    p.add_argument("--episodes", type=int, default=1, help="episodes, back to back (default %(default)s)")
-    p.add_argument("--width", type=int, default=320)
-    p.add_argument("--height", type=int, default=240)
+    p.add_argument(
+        "--policy",
+        type=policy_path,
+        required=True,
+        help="an SB3 PPO zip (train's policy.zip or a checkpoint), or hold-pose",
+    )
+    p.add_argument("--out", type=_video_path, required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
+    p.add_argument("--seed", type=seed_int(SEED_MAX), default=0, help="env seed (default %(default)s)")
+    p.add_argument(
+        "--env", type=task_arg, default=None, help="task (default: the policy's training env, else the duck)"
+    )
+    p.add_argument("--episodes", type=positive_int, default=1, help="episodes, back to back (default %(default)s)")
+    p.add_argument("--width", type=int_in(1, 8192), default=320, help="pixels, in [1, 8192] (default %(default)s)")
+    p.add_argument("--height", type=int_in(1, 8192), default=240, help="pixels, in [1, 8192] (default %(default)s)")
     p.add_argument(
         "--fps",
-        type=int,
+        type=positive_int,
         default=25,
         help="frames per second of sim time, played in real time (default %(default)s: every 2nd 50 Hz control step)",
     )
@@ -409,7 +429,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="task option (default: the policy's training options)",
     )
-    p.add_argument("--variant", default=None, help="built-in duck model variant (default: the training one)")
+    p.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        default=None,
+        help="built-in duck model variant (default: the training one)",
+    )
     p.add_argument(
         "--source",
         choices=("auto", "mdvec", "reference"),
@@ -424,20 +449,24 @@ def main(argv: list[str] | None = None) -> int:
     from .evaluate import hold_pose, load_policy, policy_setup
     from .train import DUCK, require_sb3
 
-    args = build_parser().parse_args(argv)
-    missing = require_sb3("render") if args.policy != "hold-pose" else None
-    if missing:
-        print(missing, file=sys.stderr)
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentRefused:  # its one line is printed
         return 2
     try:
         out = Path(args.out)
         ffmpeg = video_writer(out)  # before any frame is drawn
-        for name in ("episodes", "width", "height", "fps"):
-            if getattr(args, name) <= 0:
-                raise ValueError(f"--{name}: must be positive, got {getattr(args, name)}")
         trained = args.policy != "hold-pose"
         saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
+    except ValueError as exc:
+        print(f"render: {exc}", file=sys.stderr)
+        return 2
+    missing = require_sb3("render") if trained else None  # imports torch: after the checks
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    try:
         if env == DUCK:
             policy = load_policy(args.policy) if trained else hold_pose
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"

@@ -52,7 +52,19 @@ from typing import Any
 import numpy as np
 
 from .._paths import writable_dir
+from .._resources import VARIANTS
 from ..reference.config import TaskConfig
+from ._args import (
+    NUMPY_SEED_MAX,
+    ArgumentRefused,
+    Parser,
+    finite_float,
+    int_list,
+    positive_int,
+    seed_int,
+    writable_folder,
+)
+from ._args import task as task_arg
 
 BACKENDS = ("mdvec", "processes")
 DUCK = "duck"
@@ -1054,8 +1066,14 @@ def read_run_config(path: Path) -> TrainConfig | None:
 
 
 # ------------------------------------------------------------------ command line
+def _folder(text: str) -> str:
+    """A run or log folder that exists and is writable or can be made (see ``_args.writable_folder``)."""
+    return str(writable_folder(text))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    """Return train's argument parser: every value is checked as it is parsed (one line, exit status 2)."""
+    p = Parser(
         prog="python -m mdvec train",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1063,25 +1081,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d = TrainConfig()
     p.add_argument("--backend", choices=BACKENDS, default=None, help=f"env backend (default {d.backend})")
-    p.add_argument("--envs", type=int, default=None, help=f"parallel envs (default {d.envs})")
-    p.add_argument("--threads", type=int, default=None, help="mdvec worker threads (default: the library's)")
-    p.add_argument("--steps", type=int, default=None, help=f"total env steps (default {d.steps:,})")
-    p.add_argument("--seed", type=int, default=None, help=f"seed of PPO and of env i (seed + i) (default {d.seed})")
-    p.add_argument("--out", default=None, help=f"run folder (default {d.out})")
+    p.add_argument("--envs", type=positive_int, default=None, help=f"parallel envs (default {d.envs})")
+    p.add_argument("--threads", type=positive_int, default=None, help="mdvec worker threads (default: the library's)")
+    p.add_argument("--steps", type=positive_int, default=None, help=f"total env steps (default {d.steps:,})")
+    p.add_argument(
+        "--seed",
+        type=seed_int(NUMPY_SEED_MAX),
+        default=None,
+        help=f"seed of PPO and of env i (seed + i), in [0, 2**32 - 1] (default {d.seed})",
+    )
+    p.add_argument("--out", type=_folder, default=None, help=f"run folder (default {d.out})")
     p.add_argument("--resume", action="store_true", help=RESUME_HELP)
     g = p.add_argument_group("PPO")
+    above0 = finite_float(0.0, low_open=True)
     for name, kind, text in (
-        ("n_steps", int, "steps per env per update"),
-        ("batch_size", int, "minibatch"),
-        ("n_epochs", int, "epochs per update"),
-        ("learning_rate", float, "Adam step"),
-        ("gamma", float, "discount"),
-        ("gae_lambda", float, "GAE lambda"),
-        ("clip_range", float, "PPO clip"),
-        ("ent_coef", float, "entropy bonus"),
-        ("vf_coef", float, "value loss weight"),
-        ("max_grad_norm", float, "gradient clip"),
-        ("log_std_init", float, "initial log std of the actions"),
+        ("n_steps", positive_int, "steps per env per update"),
+        ("batch_size", positive_int, "minibatch"),
+        ("n_epochs", positive_int, "epochs per update"),
+        ("learning_rate", above0, "Adam step, > 0"),
+        ("gamma", finite_float(0.0, 1.0), "discount, in [0, 1]"),
+        ("gae_lambda", finite_float(0.0, 1.0), "GAE lambda, in [0, 1]"),
+        ("clip_range", above0, "PPO clip, > 0"),
+        ("ent_coef", finite_float(), "entropy bonus"),
+        ("vf_coef", finite_float(0.0), "value loss weight, >= 0"),
+        ("max_grad_norm", above0, "gradient clip, > 0"),
+        ("log_std_init", finite_float(), "initial log std of the actions"),
     ):
         g.add_argument(
             "--" + name.replace("_", "-"),
@@ -1090,10 +1114,13 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             help=f"{text} (default {getattr(d, name)})",
         )
-    g.add_argument("--net", default=None, help="hidden layer sizes of policy and value nets (default 128,128)")
+    g.add_argument(
+        "--net", type=int_list(1), default=None, help="hidden layer sizes of policy and value nets (default 128,128)"
+    )
     t = p.add_argument_group("task")
     t.add_argument(
         "--env",
+        type=task_arg,
         default=None,
         metavar="ENV",
         help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
@@ -1108,21 +1135,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="task option (the duck's, gymnasium.make's keywords for a Gymnasium task, else the task's)",
     )
-    t.add_argument("--variant", default=None, help="built-in duck model variant (default: default)")
+    t.add_argument(
+        "--variant", choices=sorted(VARIANTS), default=None, help="built-in duck model variant (default: default)"
+    )
     r = p.add_argument_group("run")
     r.add_argument(
         "--checkpoint-every",
-        type=int,
+        type=positive_int,
         default=None,
         help=f"PPO updates between checkpoints (default {d.checkpoint_every})",
     )
-    r.add_argument("--torch-threads", type=int, default=None, help=TORCH_THREADS_HELP)
+    r.add_argument("--torch-threads", type=positive_int, default=None, help=TORCH_THREADS_HELP)
     r.add_argument(
-        "--print-every", type=float, default=None, help=f"seconds between progress lines (default {d.print_every})"
+        "--print-every",
+        type=finite_float(0.0),
+        default=None,
+        help=f"seconds between progress lines, >= 0 (default {d.print_every}; 0: every update)",
     )
     r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.add_argument(
         "--tensorboard",
+        type=_folder,
         default=None,
         metavar="DIR",
         help="also write SB3's TensorBoard logs into DIR/<--out's name>_<k>, once per update: train/ "
@@ -1145,10 +1178,7 @@ def config_from_args(args: argparse.Namespace, env: str = DUCK) -> tuple[TrainCo
         if value is not None:
             given[f.name] = value
     if args.net is not None:
-        try:
-            given["net"] = tuple(int(v) for v in args.net.split(",") if v.strip())
-        except ValueError:
-            raise ValueError(f"--net: write sizes like 128,128, got {args.net!r}") from None
+        given["net"] = tuple(args.net)
     if getattr(args, "env", None) is not None:
         given["env"] = env = resolve_env(args.env)
     if args.option:
@@ -1202,10 +1232,10 @@ def require_tensorboard() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    missing = require_sb3("train")
-    if missing:
-        print(missing, file=sys.stderr)
+    """Run ``python -m mdvec train``: every argument is checked before torch is imported or a run starts."""
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentRefused:  # its one line is printed
         return 2
     try:
         if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
@@ -1224,6 +1254,14 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--resume: these differ from the run being resumed: " + "; ".join(clash))
             cfg = dataclasses.replace(saved, **{k: v for k, v in given.items() if k in TrainConfig.RESUMABLE})
         _check(cfg)
+    except ValueError as exc:
+        print(f"train: {exc}", file=sys.stderr)
+        return 2
+    missing = require_sb3("train")  # imports torch: after every check that does not need it
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    try:
         if cfg.tensorboard:
             require_tensorboard()
             writable_dir(Path(cfg.tensorboard), "--tensorboard")
