@@ -97,6 +97,14 @@ typedef struct mdvec_option_ { /* one task option by name; see mdvec_config_t.op
   const char *value;           /* value as text, in the syntax of its MDVEC_OPT_* type */
 } mdvec_option_t;
 
+/* How an option's value was given (1.3: mdvec_config_t.option_kinds), for the options a task lists in
+ * mdvec_task_meta(task, "index_options"), which take an integer index or a name as the reference does
+ * (Ant-v5's main_body: Gymnasium's data.body(int) is a body index, data.body(str) a body name). Other
+ * options read their text by their MDVEC_OPT_* type whatever the kind. */
+#define MDVEC_VALUE_TEXT 0 /* text (the 1.1 rule): a decimal integer ("3", "+1", "01") is an index, else a name */
+#define MDVEC_VALUE_INT  1 /* an integer, in decimal: always an index ("3": index 3) */
+#define MDVEC_VALUE_STR  2 /* a string: always a name ("3": the body named "3"; none: MDVEC_ERR_CONFIG) */
+
 /* numpy's float64 dot (1.2). np.linalg.norm(x) is sqrt(0.0 + ddot(x, x)) where ddot is the BLAS numpy
  * was built with, and OpenBLAS picks its ddot kernel per CPU at run time (OPENBLAS_CORETYPE forces
  * one): the kernels round differently, so a task that reproduces np.linalg.norm (mdvec_task_flags:
@@ -151,6 +159,8 @@ typedef struct mdvec_config_ { /* how to build a vector of envs; fill with mdvec
   int dot;                /* MDVEC_DOT_*: the arithmetic of numpy's float64 dot (PLAIN) */
   mdvec_ddot_fn ddot;     /* with MDVEC_DOT_CBLAS: the cblas_ddot to call; NULL otherwise */
   mdvec_ddot64_fn ddot64; /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot to call; NULL otherwise */
+  /* appended in 1.3 (1.0-, 1.1- and 1.2-sized structs are still accepted: this is then NULL) */
+  const int *option_kinds; /* (n_options) MDVEC_VALUE_* of each options[k].value; NULL: all MDVEC_VALUE_TEXT */
 } mdvec_config_t;
 
 /* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
@@ -438,8 +448,9 @@ MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, doubl
  *                       point "module:attr" called as attr(seed=..., **options) ("mdvec.reference:DuckEnv")
  *   "reward_threshold"  the registration's reward threshold, a number ("3800.0"); NULL: none
  *   "render_kwargs"     ','-separated keywords of the reference that only concern rendering (not options)
- *   "index_options"     ','-separated MDVEC_OPT_STRING options that also take an integer index (given
- *                       to the library as its text), e.g. Ant-v5's "main_body"
+ *   "index_options"     ','-separated MDVEC_OPT_STRING options that take an integer index or a name,
+ *                       e.g. Ant-v5's "main_body": say which with cfg.option_kinds (MDVEC_VALUE_INT: the
+ *                       decimal text is an index, MDVEC_VALUE_STR: the text is a name)
  * The episode limit a registration uses is the default of the task's "max_episode_steps" option; render
  * rates follow from mdvec_spec_t.dt. */
 MDVEC_API const char *mdvec_task_meta(const char *task, const char *key);

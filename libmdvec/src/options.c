@@ -189,12 +189,12 @@ static void unknown(const mdv_task *t, const char *name, char *err, size_t n) {
   }
 }
 
-static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
-                   mdv_value *values, char *err, size_t n);
+static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, const int *kinds,
+                   int n_given, mdv_value *values, char *err, size_t n);
 
-int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
-                        mdv_value *values, char *err, size_t n) {
-  int code = resolve(t, cfg, given, n_given, values, err, n);
+int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, const int *kinds,
+                        int n_given, mdv_value *values, char *err, size_t n) {
+  int code = resolve(t, cfg, given, kinds, n_given, values, err, n);
   for (int k = 0; k < t->n_options; k++) { /* borrowed until here: copy them, or forget them */
     const char *s = values[k].s;
     values[k].s = NULL;
@@ -213,9 +213,39 @@ int mdv_options_resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdve
   return code;
 }
 
+/* Return nonzero when name is one of the ','-separated words of list (NULL: none). */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t word = comma ? (size_t)(comma - p) : strlen(p);
+    if (word == len && !strncmp(p, name, len)) return 1;
+    p = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Record how an option of t was given (kind, MDVEC_VALUE_*) in v; return 0 or -1 with a message. */
+static int take_kind(const mdv_task *t, const mdv_option_decl *o, int kind, mdv_value *v, char *err, size_t n) {
+  if (kind != MDVEC_VALUE_TEXT && kind != MDVEC_VALUE_INT && kind != MDVEC_VALUE_STR) {
+    snprintf(err, n, "%s: option_kinds gives %d, not MDVEC_VALUE_TEXT (0), MDVEC_VALUE_INT (1) or MDVEC_VALUE_STR (2)",
+             o->name, kind);
+    return -1;
+  }
+  if (!listed(t->index_options, o->name)) return 0; /* read by its type alone */
+  int64_t index;
+  if (kind == MDVEC_VALUE_INT && (!v->s || parse_int(v->s, &index))) {
+    snprintf(err, n, "%s: '%s' is given as an integer (MDVEC_VALUE_INT) but is not a decimal integer", o->name,
+             v->s ? v->s : "(null)");
+    return -1;
+  }
+  v->kind = kind;
+  return 0;
+}
+
 /* mdv_options_resolve with the strings borrowed. */
-static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, int n_given,
-                   mdv_value *values, char *err, size_t n) {
+static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_option_t *given, const int *kinds,
+                   int n_given, mdv_value *values, char *err, size_t n) {
   int code;
   for (int k = 0; k < t->n_options; k++) { /* a task bug: a table by designated index left a hole */
     if (!t->options[k].name) {
@@ -248,6 +278,7 @@ static int resolve(const mdv_task *t, const mdvec_config_t *cfg, const mdvec_opt
       return MDVEC_ERR_CONFIG;
     }
     if ((code = parse(&t->options[k], given[j].value, &values[k], err, n)) != MDVEC_OK) return code;
+    if (take_kind(t, &t->options[k], kinds ? kinds[j] : MDVEC_VALUE_TEXT, &values[k], err, n)) return MDVEC_ERR_CONFIG;
     values[k].given = 1;
   }
   for (int k = 0; k < t->n_options; k++) {

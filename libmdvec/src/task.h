@@ -49,6 +49,7 @@ typedef struct mdv_value_ { /* one option's parsed, typed, bound-checked value *
   double d[2];              /* DOUBLE: d[0]; RANGE: d[0], d[1] (lo <= hi) */
   const char *s;            /* STRING, CHOICE: the text (NULL: unset); valid until destroy */
   int given;                /* nonzero when the caller named this option (not a default) */
+  int kind;                 /* MDVEC_VALUE_* as given for an index option (mdv_task.index_options); else TEXT */
 } mdv_value;
 
 /*---------------------------------- What a task declares ------------------------------------------*/
@@ -158,7 +159,7 @@ typedef struct mdv_task_ {
   const char *reference;        /* what the task equals: a Gymnasium id, or a Python entry point "module:attr" */
   const char *reward_threshold; /* the registration's reward_threshold ("3800.0") */
   const char *render_kwargs;    /* ','-separated keywords of the reference that only concern rendering */
-  const char *index_options;    /* ','-separated STRING options that also take an int index (as its text) */
+  const char *index_options;    /* ','-separated STRING options that take an int index or a name: mdv_value.kind */
 
   /* Python types of the reference's single-env values (1.3): MDVEC_KIND_*, 0 for MDVEC_KIND_FLOAT. */
   int reward_kind;                  /* the reward */

@@ -35,6 +35,9 @@ INFO_STEP, INFO_RESET = 1, 2
 AUTORESET = {"disabled": 0, "same_step": 1, "next_step": 2}
 ON_ERROR = {"raise": 0, "end_episode": 1}
 OPT_INT, OPT_DOUBLE, OPT_BOOL, OPT_STRING, OPT_RANGE, OPT_IRANGE, OPT_CHOICE = 1, 2, 3, 4, 5, 6, 7
+# How an option value was given (MDVEC_VALUE_*, 1.3: mdvec_config_t.option_kinds): an index option's int
+# (an index) and str (a name) keep their type; other options are text.
+VALUE_TEXT, VALUE_INT, VALUE_STR = 0, 1, 2
 TASK_NUMPY_DOT = 1  # mdvec_task_flags bit: the task reproduces numpy's float64 dot (cfg.dot: npdot.py)
 # The Python type of a reference's single-env value (MDVEC_KIND_*, 1.3): mdvec_spec_t.reward_kind, mdvec_field_t.kind.
 KIND_FLOAT, KIND_NUMPY, KIND_INT, KIND_BOOL = 1, 2, 3, 4
@@ -112,6 +115,7 @@ class Config(ctypes.Structure):
         ("dot", c_int),
         ("ddot", c_void_p),
         ("ddot64", c_void_p),  # 1.2 (function pointers by address)
+        ("option_kinds", POINTER(c_int)),  # 1.3: MDVEC_VALUE_* per option (NULL: all text)
     ]
 
 

@@ -38,7 +38,7 @@ class GymTask:
     xml_file: str  # Gymnasium's default model file (in its assets folder): the option's default
     max_episode_steps: int  # gymnasium.register(max_episode_steps=...): the option's default
     reward_threshold: float | None  # task_meta "reward_threshold"
-    index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): an int goes as its text
+    index_or_name_options: tuple[str, ...] = ()  # int index or str name (Ant's main_body): the type is kept
     render_kwargs: tuple[str, ...] = ()  # MujocoEnv keywords that only concern rendering (no C option)
 
 
@@ -201,7 +201,4 @@ def resolve_options(task: str, options: dict[str, Any]) -> dict[str, Any]:
                 if not isinstance(end, numbers.Real) or isinstance(end, bool):
                     raise TypeError(f"{name}: expected a pair (lo, hi) of numbers, got {value!r}")
             out[name] = (float(lo), float(hi))
-    for name in spec.index_or_name_options:
-        if name in out and isinstance(out[name], numbers.Integral):
-            out[name] = str(int(out[name]))
-    return out
+    return out  # an index option (Ant's main_body) keeps its type: an int is an index, a str a name

@@ -351,6 +351,20 @@ def _option_text(o: OptionInfo, value: Any) -> str | None:
     return value
 
 
+def _index_option_text(o: OptionInfo, value: Any) -> tuple[str, int]:
+    """Return the text and kind (``_lib.VALUE_INT`` or ``_lib.VALUE_STR``) of an option that takes an index
+    or a name (the task's "index_options", e.g. Ant-v5's main_body), keeping the caller's type as the
+    reference does (``data.body(1)`` is body 1, ``data.body("1")`` the body named "1"); raise TypeError for
+    another type, ValueError for text with a NUL."""
+    if _is_int(value):
+        return str(int(value)), _lib.VALUE_INT
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError(f"{o.name}: expected text without NUL characters (C would cut it there), got {value!r}")
+        return value, _lib.VALUE_STR
+    raise TypeError(f"{o.name}: expected an int (an index) or a str (a name), got {type(value).__name__} {value!r}")
+
+
 # ------------------------------------------------------------------------------------------------- spec
 
 
@@ -491,20 +505,28 @@ class _Handle:
         unknown = sorted(set(options) - set(declared))
         if unknown:
             raise TypeError(f"unknown option(s) {unknown} for task {task!r}; its options are {list(declared)}")
-        texts = {name: _option_text(declared[name], value) for name, value in options.items()}
+        index_options = set((task_meta(task, "index_options") or "").split(",")) - {""}
+        texts: dict[str, str | None] = {}
+        kinds: dict[str, int] = {}
+        for name, value in options.items():
+            if name in index_options:
+                texts[name], kinds[name] = _index_option_text(declared[name], value)
+            else:
+                texts[name], kinds[name] = _option_text(declared[name], value), _lib.VALUE_TEXT
         self.options = {name: o.default for name, o in declared.items()}
         self.options.update(
             {name: (tuple(v) if declared[name].type in ("range", "irange") else v) for name, v in options.items()}
         )
         keep = [(name.encode(), None if text is None else text.encode()) for name, text in texts.items()]
         opts = (_lib.Option * max(len(keep), 1))(*[_lib.Option(n, v) for n, v in keep])
+        opt_kinds = (ctypes.c_int * max(len(keep), 1))(*kinds.values())  # the same order as keep
 
         L = lib()
         c = _lib.Config()
         L.mdvec_config_init(ctypes.byref(c), ctypes.sizeof(c))
         c.num_envs, c.threads, c.allow_overcommit = int(num_envs), int(threads or 0), int(bool(allow_overcommit))
         c.autoreset, c.seed, c.on_error = _lib.AUTORESET[autoreset], int(seed), _lib.ON_ERROR[on_error]
-        c.task, c.options, c.n_options = task.encode(), opts, len(keep)
+        c.task, c.options, c.n_options, c.option_kinds = task.encode(), opts, len(keep), opt_kinds
         self.numpy_dot: NumpyDot | None = None  # how np.linalg.norm is computed, for the tasks that use it
         if task_uses_numpy_dot(task):
             self.numpy_dot = numpy_dot()

@@ -1,5 +1,6 @@
 /* The 1.3 calls: registration metadata by key (mdvec_task_meta), the spec's dt and reward kind, the info
- * fields' kinds, and the 1.1 layouts of the two structs 1.3 appended to. */
+ * fields' kinds, the 1.1 layouts of the two structs 1.3 appended to, and the options' kinds
+ * (cfg.option_kinds: Ant-v5's main_body as an index or as a name). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,9 +174,112 @@ static void test_gym_kinds(void) {
   mdvec_destroy(h);
 }
 
+/*---------------------------------- Option kinds (issue 25 item 5) -------------------------------*/
+
+/* An ant-like model whose body 1 is named "3": bodies world (0), "3" (1, free), "leg" (2, hinge), "foot"
+ * (3, hinge): bodies 1 and 3 move differently, so which one main_body tracks shows in x_velocity. */
+static const char *const kNamedThree =
+  "<mujoco><option timestep='0.01'/><worldbody><geom type='plane' size='5 5 .1'/>"
+  "<body name='3' pos='0 0 .75'><freejoint/><geom size='.25'/>"
+  "<body name='leg' pos='.3 0 0'><joint name='hip' type='hinge' axis='0 0 1'/><geom size='.08'/>"
+  "<body name='foot' pos='.3 0 0'><joint name='knee' type='hinge' axis='0 1 0'/><geom size='.08'/>"
+  "</body></body></body></worldbody><actuator><motor joint='hip' gear='30'/><motor joint='knee' gear='30'/>"
+  "</actuator></mujoco>";
+
+/* Create Ant-v5 on the model at path with main_body = text of kind (-1: cfg.option_kinds NULL); run 20
+ * steps of constant actions and write each step's x_velocity into xvel. Return the create's code (its
+ * message in err). */
+static int run_main_body(const char *path, const char *text, int kind, double *xvel, char *err, size_t n) {
+  mdvec_option_t opts[3] = {{"xml_file", path}, {"main_body", text}, {"reset_noise_scale", "0"}};
+  int kinds[3] = {MDVEC_VALUE_TEXT, kind, MDVEC_VALUE_TEXT};
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  cfg.task = "Ant-v5";
+  cfg.options = opts;
+  cfg.n_options = 3;
+  cfg.option_kinds = kind < 0 ? NULL : kinds;
+  mdvec_t *h = NULL;
+  int code = mdvec_create(&h, &cfg, err, n);
+  if (code != MDVEC_OK) return code;
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  int field = -1;
+  code = mdvec_spec(h, &sp);
+  for (int k = 0; code == MDVEC_OK && k < sp.n_info; k++) {
+    mdvec_field_t f = {.struct_size = sizeof f};
+    if (mdvec_info_field(h, k, &f) == MDVEC_OK && !strcmp(f.name, "x_velocity")) field = k;
+  }
+  double actions[2] = {0.8, -0.6};
+  if (code == MDVEC_OK && field >= 0 && sp.act_dim == 2 && (code = mdvec_reset(h)) == MDVEC_OK) {
+    for (int t = 0; t < 20 && (code = mdvec_step(h, actions)) == MDVEC_OK; t++) xvel[t] = mdvec_info(h)[field];
+  } else if (code == MDVEC_OK) {
+    code = -1000;
+  }
+  snprintf(err, n, "%s", code == MDVEC_OK ? "" : mdvec_errmsg(h));
+  mdvec_destroy(h);
+  return code;
+}
+
+static void test_index_option_kinds(void) {
+  char path[] = "/tmp/mdvec_named_three_XXXXXX";
+  int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(kNamedThree, f);
+  fclose(f);
+  mjModel *m = mj_loadXML(path, NULL, NULL, 0);
+  CHECK(m && m->nbody == 4 && mj_name2id(m, mjOBJ_BODY, "3") == 1);
+  mj_deleteModel(m);
+  char err[512] = "";
+  double by_name[20], body1[20], by_index[20], by_text[20], xv[20];
+  int code = run_main_body(path, "3", MDVEC_VALUE_STR, by_name, err, sizeof err);
+  CHECK_THAT(WHAT("main_body STR '3': the body named '3' (%s)", err), code == MDVEC_OK);
+  CHECK(run_main_body(path, "1", MDVEC_VALUE_INT, body1, err, sizeof err) == MDVEC_OK);
+  CHECK(run_main_body(path, "3", MDVEC_VALUE_INT, by_index, err, sizeof err) == MDVEC_OK);
+  CHECK(run_main_body(path, "3", -1, by_text, err, sizeof err) == MDVEC_OK); /* no kinds: the 1.1 rule */
+  CHECK_THAT("main_body STR '3' tracks body 1 (named '3'), as INT 1", !memcmp(by_name, body1, sizeof body1));
+  CHECK_THAT("main_body INT 3 and TEXT '3' track body 3", !memcmp(by_index, by_text, sizeof by_text));
+  CHECK_THAT("bodies 1 and 3 differ in x_velocity", memcmp(by_name, by_index, sizeof by_index) != 0);
+  CHECK(run_main_body(path, "3", MDVEC_VALUE_TEXT, xv, err, sizeof err) == MDVEC_OK && !memcmp(xv, by_text, sizeof xv));
+  CHECK(run_main_body(path, "foot", MDVEC_VALUE_STR, xv, err, sizeof err) == MDVEC_OK &&
+        !memcmp(xv, by_index, sizeof xv));
+  /* names that look like numbers name no body, as data.body("01") raises KeyError */
+  const char *no_body[] = {"01", "+1", "1", "", "world "};
+  for (int k = 0; k < 5; k++) {
+    code = run_main_body(path, no_body[k], MDVEC_VALUE_STR, xv, err, sizeof err);
+    CHECK_THAT(WHAT("main_body STR '%s' refused: %s", no_body[k], err),
+               code == MDVEC_ERR_CONFIG && strstr(err, "is not a body name") && strstr(err, "'foot'"));
+  }
+  code = run_main_body(path, "4", MDVEC_VALUE_INT, xv, err, sizeof err);
+  CHECK_THAT(WHAT("main_body INT 4: out of range (%s)", err), code == MDVEC_ERR_CONFIG && strstr(err, "from 0 to 3"));
+  code = run_main_body(path, "foot", MDVEC_VALUE_INT, xv, err, sizeof err);
+  CHECK_THAT(WHAT("main_body INT 'foot': not an integer (%s)", err),
+             code == MDVEC_ERR_CONFIG && strstr(err, "main_body") && strstr(err, "not a decimal integer"));
+  code = run_main_body(path, "3", 3, xv, err, sizeof err);
+  CHECK_THAT(WHAT("kind 3 refused (%s)", err), code == MDVEC_ERR_CONFIG && strstr(err, "option_kinds"));
+  remove(path);
+}
+
+/* A 1.2 caller's config (it ends after ddot64) is accepted: option_kinds then counts as NULL. */
+static void test_config_1_2_layout(void) {
+  const size_t v12 = offsetof(mdvec_config_t, option_kinds);
+  unsigned char *bytes = malloc(v12); /* exactly the 1.2 struct: a read of option_kinds is an ASan report */
+  mdvec_config_t *cfg = (mdvec_config_t *)bytes;
+  size_t size = 0; /* struct_size, read as bytes: the compiler knows cfg points at a shorter block */
+  CHECK(bytes && mdvec_config_init(cfg, v12) == MDVEC_OK && memcpy(&size, bytes, sizeof size) && size == v12);
+  mdvec_t *h = NULL;
+  char err[512] = "";
+  int code = bytes ? mdvec_create(&h, cfg, err, sizeof err) : MDVEC_ERR_NOMEM;
+  CHECK_THAT(WHAT("create with the 1.2 layout (%s)", err), code == MDVEC_OK && h);
+  mdvec_destroy(h);
+  free(bytes);
+}
+
 int main(void) {
   test_meta_keys();
   test_duck_spec_and_kinds();
   test_gym_kinds();
+  test_index_option_kinds();
+  test_config_1_2_layout();
   return check_summary("test_api_v13");
 }

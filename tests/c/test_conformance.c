@@ -365,7 +365,7 @@ static void check_option_tables(void) {
   memset(v, 0, sizeof v);
   char msg[256] = "";
   CHECK_THAT(WHAT("a hole in an option table refused naming the task and the index (%s)", msg),
-             mdv_options_resolve(&t, NULL, NULL, 0, v, msg, sizeof msg) == MDVEC_ERR_MODEL &&
+             mdv_options_resolve(&t, NULL, NULL, NULL, 0, v, msg, sizeof msg) == MDVEC_ERR_MODEL &&
                strstr(msg, "holeytask") && strstr(msg, "option 1 of 3"));
   for (const mdv_task *const *r = mdv_tasks; *r; r++)
     for (int k = 0; k < (*r)->n_options; k++)

@@ -169,7 +169,7 @@ static void test_dr_restore_and_isolation(void) {
   mdvec_config_t cfg = task_config(2, 1);
   void *shared = NULL;
   mdv_spec spec = {0};
-  CHECK(t->n_options <= 32 && mdv_options_resolve(t, &cfg, NULL, 0, opts, err, sizeof err) == MDVEC_OK);
+  CHECK(t->n_options <= 32 && mdv_options_resolve(t, &cfg, NULL, NULL, 0, opts, err, sizeof err) == MDVEC_OK);
   const mdv_dot plain = {MDVEC_DOT_PLAIN, NULL, NULL};
   CHECK(t->create(&shared, opts, &plain, &spec, err, sizeof err) == MDVEC_OK);
   if (!shared) return;

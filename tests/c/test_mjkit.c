@@ -32,7 +32,7 @@ static void check_sources(void) {
   char err[1200];
   mdv_spec spec;
   void *sh;
-  mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0}};
+  mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0, MDVEC_VALUE_TEXT}};
 
   mk_def str = {.task = "kit_string",
                 .model_from = MK_MODEL_STRING,
@@ -73,7 +73,7 @@ static void check_sources(void) {
   CHECK(sh && spec.act_dim == 14 && spec.nq > 7);
   mk_destroy(sh);
 
-  mdv_value path[1] = {{{0, 0}, {0, 0}, MDVEC_MODELS_DIR "/duck.xml", 1}};
+  mdv_value path[1] = {{{0, 0}, {0, 0}, MDVEC_MODELS_DIR "/duck.xml", 1, MDVEC_VALUE_TEXT}};
   mk_def opt = {
     .task = "kit_path", .model_from = MK_MODEL_OPTION, .model_option = MK_OPT(0), .frame_skip = 1, .setup = obs_setup};
   CHECK_THAT(WHAT("a path option loads (%s)", err), create(&opt, path, &sh, &spec, err, sizeof err) == MDVEC_OK);
@@ -85,8 +85,8 @@ static void check_refusals(void) {
   char err[1200];
   mdv_spec spec;
   void *sh;
-  mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0}};
-  mdv_value dir[1] = {{{0, 0}, {0, 0}, "/tmp", 1}};
+  mdv_value none[1] = {{{0, 0}, {0, 0}, NULL, 0, MDVEC_VALUE_TEXT}};
+  mdv_value dir[1] = {{{0, 0}, {0, 0}, "/tmp", 1, MDVEC_VALUE_TEXT}};
   struct {
     const char *what;
     mk_def def;

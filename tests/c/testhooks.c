@@ -71,34 +71,36 @@ static const struct {
   const char *key;
   size_t value;
 } layout[] = {
-  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value) S(mdvec_config_t) F(mdvec_config_t, struct_size) F(
-    mdvec_config_t, num_envs) F(mdvec_config_t, threads) F(mdvec_config_t, allow_overcommit)
-    F(mdvec_config_t, autoreset) F(mdvec_config_t, seed) F(mdvec_config_t, variant) F(mdvec_config_t, model_path) F(
-      mdvec_config_t, substeps) F(mdvec_config_t, episode_len) F(mdvec_config_t, action_scale)
-      F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window) F(mdvec_config_t, push_speed) F(
-        mdvec_config_t, init_noise) F(mdvec_config_t, latency) F(mdvec_config_t, sensor_noise) F(mdvec_config_t, reward)
-        F(mdvec_config_t, dr) F(mdvec_config_t, task) F(mdvec_config_t, options) F(mdvec_config_t, n_options)
-          F(mdvec_config_t, on_error) F(mdvec_config_t, dot) F(mdvec_config_t, ddot) F(mdvec_config_t, ddot64)
-            S(mdvec_dims_t) F(mdvec_dims_t, struct_size) F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads)
-              F(mdvec_dims_t, nu) F(mdvec_dims_t, obs_dim) F(mdvec_dims_t, n_info) F(mdvec_dims_t, nbody)
-                F(mdvec_dims_t, n_pushes) F(mdvec_dims_t, max_latency) S(mdvec_params_t) F(mdvec_params_t, struct_size)
-                  F(mdvec_params_t, init_noise) F(mdvec_params_t, qpos) F(mdvec_params_t, qvel)
-                    F(mdvec_params_t, n_pushes) F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel)
-                      F(mdvec_params_t, latency) F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr)
-                        F(mdvec_params_t, servo) F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction)
-                          S(mdvec_option_info_t) F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
-                            F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo)
-                              F(mdvec_option_info_t, hi) F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
-                                S(mdvec_constant_t) F(mdvec_constant_t, struct_size) F(mdvec_constant_t, name)
-                                  F(mdvec_constant_t, count) F(mdvec_constant_t, values) F(mdvec_constant_t, help)
-                                    S(mdvec_spec_t) F(mdvec_spec_t, struct_size) F(mdvec_spec_t, task)
-                                      F(mdvec_spec_t, num_envs) F(mdvec_spec_t, threads) F(mdvec_spec_t, obs_dim)
-                                        F(mdvec_spec_t, obs_dtype) F(mdvec_spec_t, act_dim) F(mdvec_spec_t, n_info)
-                                          F(mdvec_spec_t, max_episode_steps) F(mdvec_spec_t, nq) F(mdvec_spec_t, nv) F(
-                                            mdvec_spec_t, autoreset) F(mdvec_spec_t, model_path) F(mdvec_spec_t, dt)
-                                            F(mdvec_spec_t, reward_kind) S(mdvec_field_t) F(mdvec_field_t, struct_size)
-                                              F(mdvec_field_t, name) F(mdvec_field_t, dtype) F(mdvec_field_t, when)
-                                                F(mdvec_field_t, kind)};
+  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value) S(mdvec_config_t) F(mdvec_config_t, struct_size)
+    F(mdvec_config_t, num_envs) F(mdvec_config_t, threads) F(mdvec_config_t, allow_overcommit)
+      F(mdvec_config_t, autoreset) F(mdvec_config_t, seed) F(mdvec_config_t, variant) F(mdvec_config_t, model_path)
+        F(mdvec_config_t, substeps) F(mdvec_config_t, episode_len) F(mdvec_config_t, action_scale)
+          F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window) F(mdvec_config_t, push_speed)
+            F(mdvec_config_t, init_noise) F(mdvec_config_t, latency) F(mdvec_config_t, sensor_noise)
+              F(mdvec_config_t, reward) F(mdvec_config_t, dr) F(mdvec_config_t, task) F(mdvec_config_t, options) F(
+                mdvec_config_t, n_options) F(mdvec_config_t, on_error) F(mdvec_config_t, dot) F(mdvec_config_t, ddot)
+                F(mdvec_config_t, ddot64) F(mdvec_config_t, option_kinds) S(mdvec_dims_t) F(mdvec_dims_t, struct_size)
+                  F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads) F(mdvec_dims_t, nu) F(mdvec_dims_t, obs_dim) F(
+                    mdvec_dims_t, n_info) F(mdvec_dims_t, nbody) F(mdvec_dims_t, n_pushes) F(mdvec_dims_t, max_latency)
+                    S(mdvec_params_t) F(mdvec_params_t, struct_size) F(mdvec_params_t, init_noise)
+                      F(mdvec_params_t, qpos) F(mdvec_params_t, qvel) F(mdvec_params_t, n_pushes)
+                        F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel) F(mdvec_params_t, latency)
+                          F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr) F(mdvec_params_t, servo)
+                            F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction) S(mdvec_option_info_t)
+                              F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
+                                F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo) F(
+                                  mdvec_option_info_t, hi) F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
+                                  S(mdvec_constant_t) F(mdvec_constant_t, struct_size) F(mdvec_constant_t, name)
+                                    F(mdvec_constant_t, count) F(mdvec_constant_t, values) F(mdvec_constant_t, help)
+                                      S(mdvec_spec_t) F(mdvec_spec_t, struct_size) F(mdvec_spec_t, task)
+                                        F(mdvec_spec_t, num_envs) F(mdvec_spec_t, threads) F(mdvec_spec_t, obs_dim)
+                                          F(mdvec_spec_t, obs_dtype) F(mdvec_spec_t, act_dim) F(mdvec_spec_t, n_info)
+                                            F(mdvec_spec_t, max_episode_steps) F(mdvec_spec_t, nq) F(mdvec_spec_t, nv)
+                                              F(mdvec_spec_t, autoreset) F(mdvec_spec_t, model_path) F(mdvec_spec_t, dt)
+                                                F(mdvec_spec_t, reward_kind) S(mdvec_field_t)
+                                                  F(mdvec_field_t, struct_size) F(mdvec_field_t, name)
+                                                    F(mdvec_field_t, dtype) F(mdvec_field_t, when)
+                                                      F(mdvec_field_t, kind)};
 #undef S
 #undef F
 

@@ -1,9 +1,9 @@
 /* Fuzz target: configuration. mdvec_config_init and mdvec_create with every config field fuzzed:
- * struct_size (the 1.0 and 1.1 layouts, this one, longer ones with a zero or a nonzero tail, any size; the
+ * struct_size (the 1.0, 1.1 and 1.2 layouts, this one, longer ones with a zero or a nonzero tail, any size; the
  * config lives in a heap block of exactly that size, so a read past it is an ASan report), the
  * generic fields, the dot (1.2), the duck's v1 fields, the task name and options by name as text (names of the
  * task, of other tasks, NULL or fuzzed; values typed, odd or raw; n_options negative or with a NULL
- * array), and the error buffer (NULL, 0, 1 byte or large, heap blocks of exactly that size).
+ * array), the options' kinds (1.3: MDVEC_VALUE_* or out of range), and the error buffer (NULL, 0, 1 byte or large, heap blocks of exactly that size).
  * A created handle is queried (spec, dims, info fields, state sizes), its buffers read at their
  * declared sizes, reset, and stepped twice when a step is cheap (few mj_step calls).
  *
@@ -96,7 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_init();
   fz in = {data, size}, *f = &in;
   const size_t full = sizeof(mdvec_config_t), v1 = offsetof(mdvec_config_t, task);
-  const size_t v11 = offsetof(mdvec_config_t, dot); /* the 1.1 layout ended after on_error */
+  const size_t v11 = offsetof(mdvec_config_t, dot);          /* the 1.1 layout ended after on_error */
+  const size_t v12 = offsetof(mdvec_config_t, option_kinds); /* the 1.2 layout ended after ddot64 */
 
   /* struct_size and the block holding the config */
   uint8_t layout = fz_u8(f) % 6;
@@ -119,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       declared = fz_u16(f);
       break;
   }
-  int valid = declared == v1 || declared == v11 || declared >= full;
+  int valid = declared == v1 || declared == v11 || declared == v12 || declared >= full;
   size_t alloc = declared > sizeof(size_t) ? declared : sizeof(size_t);
   unsigned char *mem = calloc(1, alloc);
   if (!mem) return 0;
@@ -140,7 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   int has_appended = valid && declared >= v11; /* the 1.1 fields */
-  int has_dot = valid && declared >= full;     /* the 1.2 fields */
+  int has_dot = valid && declared >= v12;      /* the 1.2 fields */
+  int has_kinds = valid && declared >= full;   /* the 1.3 field */
 
   /* fields */
   uint16_t flags = fz_u16(f);
@@ -277,6 +279,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg->n_options = 1;
   }
 
+  /* the 1.3 option kinds: one per option, each MDVEC_VALUE_* or out of range (-1, 3) */
+  int *kinds = NULL;
+  if (has_kinds && cfg->options && cfg->n_options > 0 && (fz_u8(f) & 1)) {
+    kinds = malloc((size_t)cfg->n_options * sizeof *kinds); /* exactly n_options entries */
+    for (int k = 0; kinds && k < cfg->n_options; k++) kinds[k] = (int)(fz_u8(f) % 5) - 1;
+    cfg->option_kinds = kinds;
+  }
+
   /* the error buffer */
   uint8_t es = fz_u8(f) % 4;
   size_t err_size = es == 0 ? 1024 : es == 1 ? 100 : es == 2 ? 1 : 0;
@@ -341,6 +351,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (flags & 0x2000) probe_catalogue(f);
   free(err);
   free(opts);
+  free(kinds);
   free(mem);
   return 0;
 }

@@ -455,7 +455,32 @@ def test_option_errors(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="contact_force_range"):
         mdvec.VecEnv(1, task="Ant-v5", contact_force_range=(1.0, -1.0))
     r = gym_tasks.resolve_options("Ant-v5", {"main_body": 2, "healthy_z_range": [0, 1]})
-    assert r["main_body"] == "2" and r["healthy_z_range"] == (0.0, 1.0)
+    assert r["main_body"] == 2 and r["healthy_z_range"] == (0.0, 1.0)  # an int stays an index
+
+
+def test_main_body_keeps_the_callers_type(tmp_path: Path) -> None:
+    """Issue 25 item 5: Gymnasium's data.body(main_body) takes an int as a body index and a str as a body
+    name. On Gymnasium's ant.xml with the torso (body 1) renamed "3", main_body="3" tracks the torso, 3 the
+    body aux_1, 1 the torso; "01", "+1" and "1" name no body (Gymnasium: KeyError at the first step, mdvec:
+    ValueError at create). Before the fix mdvec read any decimal text as an index, so "3" tracked aux_1."""
+    text, n = re.subn(r'<body name="torso"', '<body name="3"', (ASSETS / "ant.xml").read_text())
+    assert n == 1
+    path = tmp_path / "ant_torso_named_3.xml"
+    path.write_text(text)
+    base = {"xml_file": str(path), "max_episode_steps": 20}
+    run_against_gymnasium("Ant-v5", {**base, "main_body": "3"}, num_envs=2, steps=30, seed=5)
+    run_against_gymnasium("Ant-v5", {**base, "main_body": 3}, num_envs=2, steps=30, seed=5)
+    run_against_gymnasium("Ant-v5", {**base, "main_body": np.int64(1)}, num_envs=1, steps=20, seed=6)
+    for name in ("01", "+1", "1"):
+        ref = gymnasium.make("Ant-v5", **base, main_body=name)
+        ref.reset(seed=0)
+        with pytest.raises(KeyError, match=re.escape(name)):
+            ref.step(ref.action_space.sample())
+        ref.close()
+        with pytest.raises(ValueError, match=f"main_body '{re.escape(name)}' is not a body name"):
+            mdvec.VecEnv(1, task="Ant-v5", **base, main_body=name)
+    with pytest.raises(TypeError, match="main_body: expected an int"):
+        mdvec.VecEnv(1, task="Ant-v5", main_body=1.0)
 
 
 def test_norm_tasks_get_numpys_own_dot() -> None:

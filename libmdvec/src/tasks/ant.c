@@ -21,8 +21,10 @@
  *           (np.linalg.norm(qpos[0:2]): mdv_np_norm, numpy's BLAS ddot), x_velocity, y_velocity, reward_forward,
  *           reward_ctrl (the action's dtype), reward_contact, reward_survive (all np.float64 but
  *           reward_ctrl); reset (_get_reset_info): x_position, y_position, distance_from_origin.
- *   main_body: data.body(main_body) of an int index or a body name; here a text: a decimal integer
- *           is an index (the Python side turns an int into its decimal text), anything else a name.
+ *   main_body: data.body(main_body): an int is a body index, a str a body name ("3" names a body "3",
+ *           "01" or "+1" name none: KeyError). The value keeps the caller's type as its kind
+ *           (MDVEC_VALUE_INT, _STR: the Python binding's int and str); text of no stated kind
+ *           (MDVEC_VALUE_TEXT, the 1.1 rule) is an index when it is a decimal integer, else a name.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +61,7 @@ static const mdv_option_decl ant_options[ANT_N_OPTIONS] = {
   [ANT_HEALTHY_REWARD] = {"healthy_reward", MDVEC_OPT_DOUBLE, "1.0", -HUGE_VAL, HUGE_VAL, NULL,
                           "reward of each step that ends healthy (reward_survive)"},
   [ANT_MAIN_BODY] = {"main_body", MDVEC_OPT_STRING, "1", 0.0, 0.0, NULL,
-                     "body whose xpos[:2] gives x/y_velocity: a body index (decimal) or a body name"},
+                     "body whose xpos[:2] gives x/y_velocity: a body index or a body name (see MDVEC_VALUE_*)"},
   [ANT_TERMINATE_WHEN_UNHEALTHY] = {"terminate_when_unhealthy", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,
                                     "terminate when the ant is unhealthy"},
   [ANT_HEALTHY_Z_RANGE] = {"healthy_z_range", MDVEC_OPT_RANGE, "0.2,1.0", -HUGE_VAL, HUGE_VAL, NULL,
@@ -111,16 +113,31 @@ typedef struct ant_shared_ {
   int include_cfrc;
 } ant_shared;
 
-/* main_body as data.body() takes it: a decimal index (0 <= k < nbody) or a body name; -1 if none. */
-static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
-  if (!text || !text[0]) {
+/* Append "; its body names are 'a', 'b', ..." (as many as fit; unnamed bodies left out) to err's text. */
+static void list_bodies(const mjModel *m, char *err, size_t n) {
+  size_t len = strlen(err);
+  int listed = 0;
+  for (int k = 0; k < m->nbody && len + 1 < n; k++) {
+    const char *name = mj_id2name(m, mjOBJ_BODY, k);
+    if (!name) continue;
+    int w = snprintf(err + len, n - len, "%s'%s'", listed++ ? ", " : "; its body names are ", name);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+/* main_body as data.body() takes it: an index (0 <= k < nbody) given as an integer, a body name given as a
+ * string, or (kind MDVEC_VALUE_TEXT) a decimal integer as an index and other text as a name; -1 if none. */
+static int ant_body(const mjModel *m, const mdv_value *v, char *err, size_t n) {
+  const char *text = v->s;
+  if (!text || (!text[0] && v->kind != MDVEC_VALUE_STR)) {
     snprintf(err, n, "Ant-v5: option main_body is empty: give a body index or a body name");
     return -1;
   }
   const char *p = text + (text[0] == '-' || text[0] == '+');
   int digits = *p != 0;
   for (const char *q = p; *q; q++) digits = digits && *q >= '0' && *q <= '9';
-  if (digits) {
+  if (v->kind == MDVEC_VALUE_INT || (v->kind == MDVEC_VALUE_TEXT && digits)) { /* INT: checked decimal */
     long long k = strtoll(text, NULL, 10);
     if (k < 0 || k >= m->nbody) {
       snprintf(err, n, "Ant-v5: option main_body %s is not a body index: valid indices from 0 to %d", text,
@@ -130,7 +147,11 @@ static int ant_body(const mjModel *m, const char *text, char *err, size_t n) {
     return (int)k;
   }
   int id = mj_name2id(m, mjOBJ_BODY, text);
-  if (id < 0) snprintf(err, n, "Ant-v5: option main_body '%s' is not a body name of the model", text);
+  if (id < 0) {
+    snprintf(err, n, "Ant-v5: option main_body '%s' is not a body name of the model (a body index is an integer)",
+             text);
+    list_bodies(m, err, n);
+  }
   return id;
 }
 
@@ -141,7 +162,7 @@ static int ant_setup(void *shared, const mdv_value *opts, mdv_spec *spec, char *
     snprintf(err, n, "Ant-v5: the model '%s' has nq = %d; Ant-v5 reads qpos[0:3] (x, y, z)", sh->g.path, (int)m->nq);
     return MDVEC_ERR_MODEL;
   }
-  sh->main_body = ant_body(m, opts[ANT_MAIN_BODY].s, err, n);
+  sh->main_body = ant_body(m, &opts[ANT_MAIN_BODY], err, n);
   if (sh->main_body < 0) return MDVEC_ERR_CONFIG;
   sh->forward_reward_weight = opts[ANT_FORWARD_REWARD_WEIGHT].d[0];
   sh->ctrl_cost_weight = opts[ANT_CTRL_COST_WEIGHT].d[0];
@@ -285,7 +306,7 @@ const mdv_task mdv_task_ant_v5 = {
   .reference = "Ant-v5",
   .reward_threshold = "6000.0",
   .render_kwargs = GM_RENDER_KWARGS,
-  .index_options = "main_body", /* data.body(main_body): an index or a body name */
+  .index_options = "main_body", /* data.body(main_body): an int index or a str body name (mdv_value.kind) */
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
   MK_TASK_DEFAULTS,

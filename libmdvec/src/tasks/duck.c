@@ -71,7 +71,8 @@ static void duck_v1_defaults(mdvec_config_t *cfg) {
   mdv_value o[O_COUNT];
   memset(o, 0, sizeof o); /* mdv_options_resolve wants zeroed values */
   char err[256];
-  if (mdv_options_resolve(&mdv_task_duck, NULL, NULL, 0, o, err, sizeof err) != MDVEC_OK) return; /* cannot: static */
+  if (mdv_options_resolve(&mdv_task_duck, NULL, NULL, NULL, 0, o, err, sizeof err) != MDVEC_OK)
+    return;                               /* cannot: static */
   cfg->variant = kOptions[O_VARIANT].def; /* static text, unlike o[O_VARIANT].s */
   cfg->substeps = (int)o[O_SUBSTEPS].i[0];
   cfg->episode_len = (int)o[O_EPISODE_LEN].i[0];
