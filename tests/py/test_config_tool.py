@@ -163,6 +163,22 @@ def test_a_source_checkout_is_not_a_pip_install(capsys: pytest.CaptureFixture[st
     assert out == "" and "not a pip install" in err
 
 
+def test_config_needs_no_loadable_library(tmp_path: Path) -> None:
+    """``python -m mdvec config`` answers from a checkout whose library cannot be found (no build folder
+    inside it, no MDVEC_LIB: an out-of-tree build), with "not a pip install" and exit status 2: the
+    command line's parser must not load libmdvec (it did, to list the contract's task names, and the
+    command died with "libmdvec not found", exit status 1)."""
+    shutil.copytree(ROOT / "python" / "mdvec", tmp_path / "python" / "mdvec")
+    shutil.copytree(ROOT / "libmdvec" / "include", tmp_path / "libmdvec" / "include")  # the version's source
+    env = {k: v for k, v in os.environ.items() if k != "MDVEC_LIB"}
+    env["PYTHONPATH"] = str(tmp_path / "python")
+    r = subprocess.run(
+        [sys.executable, "-m", "mdvec", "config", "--libs"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert "not a pip install" in r.stderr and "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize(
     "path", ["/plain/path-1.2_x", "/a b/c d", "/q'u\"o`t$HOME${x}*?[a]\\;&|<>(){}~#!", "/tab\tnew\nline"]
 )
