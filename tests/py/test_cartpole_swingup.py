@@ -88,3 +88,19 @@ def test_bit_identical_to_reference(options: dict, dtype: type, seed: int) -> No
     if options:
         assert compared["terminated"] > 0 and compared["truncated"] > 0, compared
     venv.close()
+
+
+def test_reference_backend_has_the_c_backends_render_fps() -> None:
+    """``metadata["render_fps"]`` of ``gymnasium.make("mdvec/cartpole_swingup", backend="reference")`` is the C
+    backend's, round(1 / dt) (it was None: the plain reference core read no dt)."""
+    gymnasium = pytest.importorskip("gymnasium")
+    import mdvec.gym  # noqa: F401 - registers the ids
+
+    fps = {}
+    for backend in ("c", "reference"):
+        env = gymnasium.make("mdvec/cartpole_swingup", backend=backend)
+        fps[backend] = env.metadata["render_fps"]
+        env.close()
+    ref = CartPoleSwingup()
+    assert fps["c"] == round(1 / (ref.model.opt.timestep * 2)) == 50  # 2: the C file's frame_skip
+    assert fps["reference"] == fps["c"]

@@ -52,6 +52,7 @@ class CartPoleSwingup:
         self.cart_limit = float(cart_limit)
         self.model = mujoco.MjModel.from_xml_string(XML)
         self.data = mujoco.MjData(self.model)
+        self.dt = self.model.opt.timestep * FRAME_SKIP  # seconds per step (render_fps = round(1 / dt))
         self.init_qpos = self.data.qpos.copy()
         self.init_qvel = self.data.qvel.copy()
         self.act_low = self.model.actuator_ctrlrange[:, 0].astype(np.float32)

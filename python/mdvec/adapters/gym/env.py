@@ -182,6 +182,8 @@ class PlainReferenceCore:
     def __init__(self, env: Any, seed: int) -> None:
         self.env = env
         self._seed: int | None = seed  # None once used
+        dt = getattr(env, "dt", None)  # seconds per step, as Gymnasium's MujocoEnv.dt
+        self.render_fps = int(np.round(1.0 / dt)) if dt else None  # round(1 / dt), as Gymnasium's MujocoEnv
         self.observation_space = obs_box(env.obs_dim, np.float64)
         self.action_space = action_box(env.act_low, env.act_high)
 
