@@ -269,11 +269,14 @@ static int check_config(const mdvec_config_t *c, char *err, size_t n) {
   if (c->num_envs <= 0) BAD("num_envs: must be a positive integer, got %d", c->num_envs);
   if (c->threads < 0) BAD("threads: must be >= 0 (0 picks automatically), got %d", c->threads);
   int threads = c->threads < c->num_envs ? c->threads : c->num_envs; /* more threads than envs: one per env */
+  char asked[64] = ""; /* the count asked for, when one per env lowered it */
+  if (threads != c->threads) snprintf(asked, sizeof asked, " (%d asked, at most one per env)", c->threads);
   if (threads > MDVEC_THREAD_BUDGET && !c->allow_overcommit)
-    BAD("threads: %d exceeds the budget of %d threads; set allow_overcommit to go beyond it", threads,
+    BAD("threads: %d%s exceeds the budget of %d threads; set allow_overcommit to go beyond it", threads, asked,
         MDVEC_THREAD_BUDGET);
   if (threads > MDV_POOL_MAX_THREADS) /* before any env is built */
-    BAD("threads: %d exceeds the most a handle starts (%d), allow_overcommit or not", threads, MDV_POOL_MAX_THREADS);
+    BAD("threads: %d%s exceeds the most a handle starts (%d), allow_overcommit or not", threads, asked,
+        MDV_POOL_MAX_THREADS);
   if (c->autoreset < 0)
     BAD("autoreset: must be MDVEC_AUTORESET_DISABLED, _SAME_STEP or _NEXT_STEP, got %d", c->autoreset);
   if (c->on_error != MDVEC_ON_ERROR_RAISE && c->on_error != MDVEC_ON_ERROR_END_EPISODE)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -327,6 +328,17 @@ mjData *mdv_data_make(const mjModel *m, int *code, char *err, size_t err_size) {
   }
   set_code(code, MDVEC_OK);
   return d;
+}
+
+int mdv_model_check_timestep(const mjModel *m, int steps, const char *what, const char *task, const char *path,
+                             char *err, size_t err_size) {
+  double dt = m->opt.timestep * (double)steps;
+  if (dt > 0.0 && dt < HUGE_VAL) return MDVEC_OK;
+  snprintf(err, err_size,
+           "%s: the model%s%s%s has timestep %g (MJCF <option timestep=\"...\">): a step lasts timestep x %s "
+           "(%d), which must be positive and finite; give the model a positive timestep",
+           task, path ? " '" : "", path ? path : "", path ? "'" : "", m->opt.timestep, what, steps);
+  return MDVEC_ERR_MODEL;
 }
 
 int mdv_model_check_version(char *err, size_t err_size) {

@@ -42,6 +42,12 @@ mjModel *mdv_model_copy(const mjModel *m, int *code, char *err, size_t err_size)
 /* Return mj_makeData(m) made as mdv_model_copy makes copies, or NULL with *code and a message. */
 mjData *mdv_data_make(const mjModel *m, int *code, char *err, size_t err_size);
 
+/* Return MDVEC_OK when a step of `steps` MuJoCo steps of m (named `what`, e.g. "frame_skip") lasts a positive,
+ * finite time, else MDVEC_ERR_MODEL with a message blaming the model's timestep (MJCF <option timestep>),
+ * which names task and path (NULL: the built-in model). */
+int mdv_model_check_timestep(const mjModel *m, int steps, const char *what, const char *task, const char *path,
+                             char *err, size_t err_size);
+
 /* Return 0 when MuJoCo's header and loaded library versions agree, else -1 with a message. */
 int mdv_model_check_version(char *err, size_t err_size);
 

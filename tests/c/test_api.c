@@ -38,6 +38,15 @@ static void too_many_threads(mdvec_config_t *c) {
   c->threads = MDVEC_THREAD_BUDGET + 1;
   c->num_envs = 16;
 }
+static void too_many_threads_for_10_envs(mdvec_config_t *c) { /* one per env lowers 16 to 10: still over */
+  c->threads = 16;
+  c->num_envs = 10;
+}
+static void too_many_threads_for_2000_envs(mdvec_config_t *c) { /* over the pool's limit, overcommit or not */
+  c->threads = 5000;
+  c->num_envs = 2000;
+  c->allow_overcommit = 1;
+}
 static void overcommit(mdvec_config_t *c) {
   c->threads = MDVEC_THREAD_BUDGET + 1;
   c->allow_overcommit = 1;
@@ -82,6 +91,14 @@ static void test_create_errors(void) {
   CHECK(create_with(zero_envs, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "num_envs"));
   CHECK(create_with(too_many_threads, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "allow_overcommit"));
   CHECK(create_with(overcommit, err, sizeof err) == MDVEC_OK);
+  /* issue 25 item 10: the message names the count asked for, not only the one it was lowered to */
+  int code = create_with(too_many_threads_for_10_envs, err, sizeof err);
+  CHECK_THAT(WHAT("16 threads for 10 envs: %s", err),
+             code == MDVEC_ERR_CONFIG && strstr(err, "threads: 10 (16 asked, at most one per env) exceeds the budget"));
+  code = create_with(too_many_threads_for_2000_envs, err, sizeof err);
+  CHECK_THAT(
+    WHAT("5000 threads for 2000 envs: %s", err),
+    code == MDVEC_ERR_CONFIG && strstr(err, "threads: 2000 (5000 asked, at most one per env) exceeds the most"));
   CHECK(create_with(bad_reward, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "reward"));
   CHECK(create_with(bad_variant, err, sizeof err) == MDVEC_ERR_MODEL && strstr(err, "wobbly"));
   CHECK(create_with(bad_window, err, sizeof err) == MDVEC_ERR_CONFIG && strstr(err, "push_window"));

@@ -840,6 +840,63 @@ static void test_smaller_checks(void) {
   }
 }
 
+/* Issue 25 item 10: a model whose timestep is 0 (or NaN, or negative) is refused blaming the model's timestep,
+ * not the task's spec ("declares a malformed spec: dt 0"): for a Gymnasium task (the kit) and for the duck. */
+static int create_with_timestep(const char *task, const char *timestep, char *err, size_t n) {
+  char path[] = "/tmp/mdvec_timestep_XXXXXX";
+  int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) return -1000;
+  if (!strcmp(task, "duck")) { /* the built-in duck with another timestep */
+    FILE *in = fopen(MDVEC_MODELS_DIR "/duck.xml", "r");
+    char line[4096];
+    while (in && fgets(line, sizeof line, in)) {
+      if (strstr(line, "<option timestep=")) snprintf(line, sizeof line, "<option timestep=\"%s\"/>\n", timestep);
+      fputs(line, f);
+    }
+    if (in) fclose(in);
+  } else {
+    fprintf(f,
+            "<mujoco><option timestep='%s'/><worldbody><body pos='0 0 1'><freejoint/><geom size='.2'/>"
+            "<body pos='.3 0 0'><joint name='j' axis='0 0 1'/><geom size='.1'/></body></body></worldbody>"
+            "<actuator><motor joint='j'/></actuator></mujoco>",
+            timestep);
+  }
+  fclose(f);
+  const char *model = path; /* the duck's MJCF includes no other file: a copy anywhere loads */
+  mdvec_config_t cfg;
+  mdvec_config_default(&cfg);
+  mdvec_option_t opt = {"xml_file", model};
+  if (!strcmp(task, "duck")) {
+    cfg.model_path = model;
+  } else {
+    cfg.task = task;
+    cfg.options = &opt;
+    cfg.n_options = 1;
+  }
+  mdvec_t *h = NULL;
+  int code = mdvec_create(&h, &cfg, err, n);
+  mdvec_destroy(h);
+  remove(model);
+  return code;
+}
+
+static void test_zero_timestep_blames_the_model(void) {
+  const char *tasks[] = {"Ant-v5", "duck"};
+  const char *steps[] = {"0", "nan", "-0.01"};
+  for (int t = 0; t < 2; t++) {
+    char err[1024] = "";
+    int code = create_with_timestep(tasks[t], "0.01", err, sizeof err);
+    CHECK_THAT(WHAT("%s, timestep 0.01: created (%s)", tasks[t], err), code == MDVEC_OK);
+    for (int k = 0; k < 3; k++) {
+      code = create_with_timestep(tasks[t], steps[k], err, sizeof err);
+      CHECK_THAT(WHAT("%s, timestep %s: %s", tasks[t], steps[k], err),
+                 code == MDVEC_ERR_MODEL && strstr(err, "has timestep") && strstr(err, "<option timestep") &&
+                   !strstr(err, "malformed spec"));
+    }
+  }
+}
+
 int main(void) {
   test_push_draw_without_memory();
   test_sizes_are_bounded();
@@ -852,5 +909,6 @@ int main(void) {
   test_physics_error_ends_one_episode();
   test_warnings_counted_not_logged();
   test_smaller_checks();
+  test_zero_timestep_blames_the_model();
   return check_summary("test_hardening");
 }

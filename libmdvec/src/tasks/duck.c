@@ -226,6 +226,10 @@ static int duck_create(void **out, const mdv_value *o, const mdv_dot *dot, mdv_s
     duck_destroy(sh);
     return code;
   }
+  if ((code = mdv_model_check_timestep(sh->tm.m, c.substeps, "substeps", "duck", path, err, n)) != MDVEC_OK) {
+    duck_destroy(sh);
+    return code;
+  }
   int nu = sh->tm.nu, obs_dim = 6 + 3 * nu;
   sh->queue_cap = c.latency > MDV_DUCK_DR_LATENCY_MAX ? c.latency : MDV_DUCK_DR_LATENCY_MAX;
   sh->act_low = malloc(sizeof(double) * (size_t)nu);

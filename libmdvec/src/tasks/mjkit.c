@@ -67,6 +67,8 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
              k->frame_skip, k->max_episode_steps);
     return MDVEC_ERR_MODEL;
   }
+  int code = mdv_model_check_timestep(m, k->frame_skip, "frame_skip", def->task, k->path, err, n);
+  if (code != MDVEC_OK) return code;               /* Gymnasium: a ZeroDivisionError in 1.0 / dt */
   k->dt = m->opt.timestep * (double)k->frame_skip; /* MujocoEnv.dt */
 
   /* init_qpos / init_qvel: what a fresh MjData holds (mj_makeData resets it to qpos0, zero qvel). */
@@ -75,7 +77,7 @@ static int fill(mk_shared *k, const mdv_value *opts, char *err, size_t n) {
   k->act_low = malloc(sizeof(double) * (size_t)m->nu);
   k->act_high = malloc(sizeof(double) * (size_t)m->nu);
   char data_err[200];
-  int code = MDVEC_ERR_NOMEM;
+  code = MDVEC_ERR_NOMEM;
   mjData *d = k->init_qpos && k->init_qvel && k->act_low && k->act_high
                 ? mdv_data_make(m, &code, data_err, sizeof data_err)
                 : NULL;
