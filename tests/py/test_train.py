@@ -842,3 +842,13 @@ def test_render_refuses_unknown_formats(tmp_path: Path, capsys: pytest.CaptureFi
 
     assert render.main(["--policy", "hold-pose", "--out", str(tmp_path / "x.avi")]) == 2
     assert ".gif or an .mp4" in capsys.readouterr().err
+
+
+def test_an_index_or_name_option_keeps_a_quoted_name() -> None:
+    """Ant-v5's main_body from the command line: digits are an index, other or quoted text a name (a body
+    named "3" is reachable as '3'; before, digits were always an index)."""
+    pytest.importorskip("gymnasium", reason="gymnasium not installed (its model files are the task's)")
+    assert parse_task_options(["main_body=1"], "Ant-v5") == {"main_body": 1}
+    assert parse_task_options(["main_body=torso"], "Ant-v5") == {"main_body": "torso"}
+    assert parse_task_options(['main_body="torso"'], "Ant-v5") == {"main_body": "torso"}
+    assert parse_task_options(["main_body='3'"], "Ant-v5") == {"main_body": "3"}  # the name, a str

@@ -184,6 +184,10 @@ def task_option_help() -> str:
     lines.append(
         "  any other task's (--env cartpole_swingup): its options, mdvec.task_options(TASK), e.g. -o cart_limit=1.5"
     )
+    lines.append(
+        "  an option that takes an index or a name (Ant-v5's main_body): digits are an index (-o main_body=1), "
+        "other text or quoted text a name (-o main_body=torso, -o \"main_body='3'\" for a body named 3)"
+    )
     return "\n".join(lines)
 
 
@@ -255,8 +259,9 @@ def parse_task_options(items: list[str] | None, env: str = DUCK) -> dict[str, An
             if name not in kinds:
                 raise ValueError(f"task option {name!r}: unknown for {env}; known options are {sorted(kinds)}")
             text = text.strip()
-            if kinds[name] is None:  # an index or a name
-                got[name] = int(text) if text.lstrip("-").isdigit() else text
+            if kinds[name] is None:  # an index (digits) or a name; a quoted name stays a name ('3': body "3")
+                quoted = len(text) >= 2 and text[0] == text[-1] and text[0] in "'\""
+                got[name] = text[1:-1] if quoted else int(text) if text.lstrip("-").isdigit() else text
             else:
                 got[name] = _parse_value(name, text, kinds[name])
         check_task_options(env, got)
