@@ -21,7 +21,7 @@ from typing import Any
 
 from ._lib import ERR_STATE, MdvecError
 
-__all__ = ["CallLock", "NoCopy"]
+__all__ = ["CallLock", "NoCopy", "close_envs"]
 
 
 class CallLock:
@@ -101,3 +101,18 @@ class NoCopy:
             f"{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, and a copy "
             f"sharing them would close them when it is closed or collected. Instead, {self._copy_instead()}"
         )
+
+
+def close_envs(owner: Any) -> None:
+    """Close a wrapper's renderer (``_frames``) and C envs (``_env``, whose buffer views ``_buf`` go first, so
+    that the memory is freed at once), once a call in progress in another thread (``_calls``) has returned.
+    Nothing to do for an object whose ``__init__`` failed before it made its lock."""
+    calls = getattr(owner, "_calls", None)
+    if calls is None:
+        return
+    with calls.closing():
+        if hasattr(owner, "_frames"):
+            owner._frames.close()
+        if hasattr(owner, "_env"):
+            owner._buf = {}
+            owner._env.close()

@@ -22,7 +22,7 @@ from typing import Any, SupportsInt, cast
 
 import numpy as np
 
-from ._calls import CallLock, NoCopy
+from ._calls import CallLock, NoCopy, close_envs
 from ._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
 from ._shared import reset_mask as _reset_mask
 
@@ -287,14 +287,7 @@ class VectorEnv(NoCopy):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Free the envs, threads and renderer, once a call in progress in another thread has returned."""
-        if not hasattr(self, "_calls"):
-            return
-        with self._calls.closing():
-            if hasattr(self, "_frames"):
-                self._frames.close()
-            if hasattr(self, "_env"):
-                self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
-                self._env.close()
+        close_envs(self)
 
     def close(self, **kwargs: Any) -> None:
         """Free the envs, threads and renderer; later calls raise."""

@@ -24,7 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
         "pip install 'mdvec[sb3]'"
     ) from exc
 
-from .._calls import CallLock, NoCopy
+from .._calls import CallLock, NoCopy, close_envs
 from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from ..vecenv import VecEnv
 from .gym.env import action_box, obs_box
@@ -167,14 +167,7 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
 
     def close(self) -> None:
         """Free the envs, threads and renderer, once a call in progress in another thread has returned."""
-        if not hasattr(self, "_calls"):
-            return
-        with self._calls.closing():
-            if hasattr(self, "_frames"):
-                self._frames.close()
-            if hasattr(self, "_env"):
-                self._buf = {}  # drop the buffer views first, so that close() frees the memory at once
-                self._env.close()
+        close_envs(self)
 
     def _copy_instead(self) -> str:
         return (
