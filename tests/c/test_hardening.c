@@ -502,6 +502,16 @@ static int fork_while_creating(const void *arg, char *msg, size_t n) {
 }
 
 static void test_fork_while_another_thread_creates(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  /* ASan's own allocator (gcc 12's libasan) takes no lock around fork: a child forked while the creating
+   * thread is in malloc inherits a size-class lock held and hangs in its first malloc, inside ASan (seen: a
+   * child blocked in SizeClassAllocator64::GetFromAllocator under mj_loadXML, about 1 fork in 2,400). That
+   * is the sanitizer's limit, not libmdvec's; the plain and TSan builds run this scenario. Not counted. */
+  printf(
+    "  SKIPPED under ASan (its allocator is not fork-safe beside a thread that allocates): fork while "
+    "another thread creates; the plain and TSan builds run it\n");
+  return;
+#endif
   outcome o = SANITIZED ? in_process(fork_while_creating) : in_child(0, fork_while_creating, NULL, NULL);
   CHECK_THAT("fork while another thread creates: each child creates its own handle, none hangs",
              o.ran && o.code == MDVEC_OK);
