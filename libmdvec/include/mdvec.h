@@ -59,7 +59,7 @@ extern "C" {
 /*---------------------------------- Version -------------------------------------------------------*/
 
 #define MDVEC_VERSION_MAJOR  1
-#define MDVEC_VERSION_MINOR  3
+#define MDVEC_VERSION_MINOR  4
 #define MDVEC_VERSION_PATCH  0
 #define MDVEC_VERSION_NUMBER (MDVEC_VERSION_MAJOR * 10000 + MDVEC_VERSION_MINOR * 100 + MDVEC_VERSION_PATCH)
 
@@ -328,6 +328,10 @@ typedef struct mdvec_spec_ { /* what a handle runs; filled by mdvec_spec */
   /* appended in 1.3 (a 1.1-sized struct is still accepted: these are then left as they were) */
   double dt;       /* seconds of simulated time per env step (MuJoCo timestep * steps per step) */
   int reward_kind; /* MDVEC_KIND_*: the Python type of the reference's single-env reward */
+  /* appended in 1.4 (a 1.1- or 1.3-sized struct is still accepted: these are then left as they were) */
+  const char *obs_layout; /* the observation's named parts in order, ','-separated: "name(rows)",
+                             "name(rows,cols)", "name()" (a scalar); NULL: one plain vector */
+  uint64_t seed_max;      /* the largest seed an env accepts (env i gets seed + i); UINT64_MAX: any */
 } mdvec_spec_t;
 
 typedef struct mdvec_field_ { /* one info field; filled by mdvec_info_field */

@@ -190,6 +190,24 @@ static int leave(mdvec_t *h, int code) {
   return code;
 }
 
+/* The largest seed the task's envs take. */
+static uint64_t seed_max(const mdv_task *t) {
+  return t->seed_max ? t->seed_max : UINT64_MAX;
+}
+
+/* Check that seeds seed .. seed + count - 1 are the task's (a RandomState takes 32 bits): return MDVEC_OK, or
+ * MDVEC_ERR_ARG with a message in msg. */
+static int check_seeds(const mdv_task *t, const char *call, uint64_t seed, int count, char *msg, size_t n) {
+  uint64_t max = seed_max(t);
+  if (count < 1 || (seed <= max && (uint64_t)(count - 1) <= max - seed)) return MDVEC_OK;
+  snprintf(msg, n,
+           "%s: seed %llu is out of range: task %s takes seeds 0 .. %llu, and env i gets seed + i (with %d envs the "
+           "seed must be <= %llu)",
+           call, (unsigned long long)seed, t->name, (unsigned long long)max, count,
+           (unsigned long long)(max - (uint64_t)(count - 1 <= 0 ? 0 : count - 1)));
+  return MDVEC_ERR_ARG;
+}
+
 /* Write a creation error into the caller's buffer and return code. */
 static int create_fail(char *err, size_t err_size, int code, const char *fmt, ...) {
   if (err && err_size) {
@@ -455,6 +473,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory for %d envs", h->num_envs);
   }
+  if (code == MDVEC_OK) code = check_seeds(task, "mdvec_create", cfg.seed, h->num_envs, msg, sizeof msg);
   size_t probe = 0; /* bytes one more env will reserve, known once two envs exist */
   for (int i = 0; code == MDVEC_OK && i < h->num_envs; i++) {
     if (i == 2 && (code = memory_check(h, &probe, msg, sizeof msg)) != MDVEC_OK) break;
@@ -471,6 +490,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     h->envs_begun = i + 1;
     char why[512] = "out of memory";
     if ((code = env_init_trapped(h, i, why, sizeof why)) != MDVEC_OK) snprintf(msg, sizeof msg, "env %d: %s", i, why);
+    if (code == MDVEC_OK && task->seed) task->seed(env_at(h, i), cfg.seed + (uint64_t)i);
   }
   if (code == MDVEC_OK) {
     char why[512] = "";
@@ -610,6 +630,7 @@ int mdvec_dims(const mdvec_t *h, mdvec_dims_t *dims) {
 
 /* The 1.1 layouts of the structs 1.3 appended to: a caller built against 1.1 or 1.2 passes these sizes. */
 #define SPEC_V11_SIZE  offsetof(mdvec_spec_t, dt)
+#define SPEC_V13_SIZE  offsetof(mdvec_spec_t, obs_layout)
 #define FIELD_V11_SIZE offsetof(mdvec_field_t, kind)
 
 /* Return the bytes of a caller's struct to fill (its struct_size): the 1.1 layout's, this one's, or 0 for
@@ -629,13 +650,26 @@ static int value_kind(const mdv_task *t, const char *name, int dtype) {
 
 int mdvec_spec(const mdvec_t *h, mdvec_spec_t *spec) {
   size_t size = spec ? filled_size(spec->struct_size, SPEC_V11_SIZE, sizeof *spec) : 0;
+  if (spec && spec->struct_size == SPEC_V13_SIZE) size = SPEC_V13_SIZE;
   if (!h || !size) return MDVEC_ERR_ARG;
   const mdv_spec *s = &h->spec;
-  mdvec_spec_t out = {size,          h->task->name, h->num_envs,
-                      h->threads,    s->obs_dim,    s->obs_dtype,
-                      s->act_dim,    s->n_info,     s->max_episode_steps,
-                      s->nq,         s->nv,         h->autoreset,
-                      s->model_path, s->dt,         h->task->reward_kind ? h->task->reward_kind : MDVEC_KIND_FLOAT};
+  mdvec_spec_t out = {size,
+                      h->task->name,
+                      h->num_envs,
+                      h->threads,
+                      s->obs_dim,
+                      s->obs_dtype,
+                      s->act_dim,
+                      s->n_info,
+                      s->max_episode_steps,
+                      s->nq,
+                      s->nv,
+                      h->autoreset,
+                      s->model_path,
+                      s->dt,
+                      h->task->reward_kind ? h->task->reward_kind : MDVEC_KIND_FLOAT,
+                      s->obs_layout,
+                      seed_max(h->task)};
   memcpy(spec, &out, size);
   return MDVEC_OK;
 }
@@ -728,7 +762,10 @@ static void reset_env(mdvec_t *h, int i, const void *unused) {
   (void)unused;
   if (h->mask && !h->mask[i]) return;
   mdv_slot *s = &h->slots[i];
-  if (h->seeds && (!h->has_seed || h->has_seed[i])) mdv_pcg64_seed(&s->rng, h->seeds[i]);
+  if (h->seeds && (!h->has_seed || h->has_seed[i])) {
+    mdv_pcg64_seed(&s->rng, h->seeds[i]);
+    if (h->task->seed) h->task->seed(env_at(h, i), h->seeds[i]);
+  }
   mdv_out out = reset_out(h, i);
   h->task->reset(env_at(h, i), &s->rng, &out);
   mark_reset(h, i);
@@ -886,7 +923,12 @@ int mdvec_seed(mdvec_t *h, uint64_t seed) {
   if (!h) return MDVEC_ERR_ARG;
   int code = enter(h, "mdvec_seed");
   if (code) return code;
-  for (int i = 0; i < h->num_envs; i++) mdv_pcg64_seed(&h->slots[i].rng, seed + (uint64_t)i);
+  if ((code = check_seeds(h->task, "mdvec_seed", seed, h->num_envs, h->errmsg, sizeof h->errmsg)))
+    return leave(h, code);
+  for (int i = 0; i < h->num_envs; i++) {
+    mdv_pcg64_seed(&h->slots[i].rng, seed + (uint64_t)i);
+    if (h->task->seed) h->task->seed(env_at(h, i), seed + (uint64_t)i);
+  }
   return leave(h, MDVEC_OK);
 }
 
@@ -894,6 +936,11 @@ int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, con
   if (!h) return MDVEC_ERR_ARG;
   int code = enter(h, "mdvec_reset");
   if (code) return code;
+  for (int i = 0; seeds && i < h->num_envs; i++) {
+    if ((mask && !mask[i]) || (has_seed && !has_seed[i])) continue;
+    if ((code = check_seeds(h->task, "mdvec_reset_envs", seeds[i], 1, h->errmsg, sizeof h->errmsg)))
+      return leave(h, code);
+  }
   h->mask = mask;
   h->seeds = seeds;
   h->has_seed = has_seed;

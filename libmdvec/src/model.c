@@ -272,6 +272,66 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
   return m;
 }
 
+/* Parse, edit and compile files[0] on vfs with this thread's MuJoCo messages trapped; NULL with a message. */
+static mjModel *compile_trapped(const char *file, const mjVFS *vfs, mdv_spec_edit edit, const void *ctx, char *why,
+                                size_t n) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  mjSpec *volatile spec = NULL;
+  mjModel *volatile m = NULL;
+  if (setjmp(trap.env) == 0) {
+    spec = mj_parseXML(file, vfs, why, (int)n);
+    if (spec && (!edit || edit(spec, ctx, why, n) == 0)) {
+      m = mj_compile(spec, vfs);
+      if (!m) snprintf(why, n, "%s", mjs_getError(spec));
+    }
+  } else {
+    snprintf(why, n, "%s", trap.message);
+  }
+  if (spec) mj_deleteSpec(spec);
+  mdv_trap_end(&trap);
+  return m;
+}
+
+mjModel *mdv_model_load_files(const char *what, const mdv_model_file *files, int n, mdv_spec_edit edit, const void *ctx,
+                              int *code, char *err, size_t err_size) {
+  set_code(code, MDVEC_ERR_MODEL);
+  mjVFS *vfs = malloc(sizeof *vfs);
+  if (!vfs) {
+    set_code(code, MDVEC_ERR_NOMEM);
+    snprintf(err, err_size, "model: out of memory loading %s", what);
+    return NULL;
+  }
+  load_begin();
+  mj_defaultVFS(vfs);
+  char why[512] = "";
+  mjModel *m = NULL;
+  int added = 0;
+  for (; added < n; added++) {
+    if (files[added].size > INT_MAX) {
+      snprintf(why, sizeof why, "%s is larger than 2 GB", files[added].name);
+      break;
+    }
+    if (mj_addBufferVFS(vfs, files[added].name, files[added].data, (int)files[added].size) != 0) {
+      snprintf(why, sizeof why, "could not add %s to a VFS (out of memory, or a name given twice)", files[added].name);
+      break;
+    }
+  }
+  if (added == n && n > 0) m = compile_trapped(files[0].name, vfs, edit, ctx, why, sizeof why);
+  mj_deleteVFS(vfs);
+  load_end();
+  free(vfs);
+  if (!m) {
+    set_code(code, mdv_trap_is_nomem(why) ? MDVEC_ERR_NOMEM : MDVEC_ERR_MODEL);
+    size_t end = strlen(why);
+    while (end && (why[end - 1] == '\n' || why[end - 1] == ' ')) why[--end] = 0;
+    snprintf(err, err_size, "model: %s failed to load: %s", what, why);
+    return NULL;
+  }
+  set_code(code, MDVEC_OK);
+  return m;
+}
+
 /* Return 0 when `bytes` can be allocated now (allocated and released), else -1. */
 static int can_allocate(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);

@@ -33,6 +33,23 @@ mjModel *mdv_model_load(const char *builtin, const char *path, int *code, char *
  * message and *code as there. */
 mjModel *mdv_model_load_string(const char *name, const char *xml, int *code, char *err, size_t err_size);
 
+/* One file of a model given in memory (mdv_model_load_files). */
+typedef struct mdv_model_file_ {
+  const char *name; /* its name in the VFS, as the model's <include file=...> names it */
+  const char *data; /* its bytes */
+  size_t size;      /* how many */
+} mdv_model_file;
+
+/* Change a parsed model before it compiles; return 0, or -1 with a message in err. */
+typedef int (*mdv_spec_edit)(mjSpec *spec, const void *ctx, char *err, size_t err_size);
+
+/* Load files[0] (the MJCF text) with the other n - 1 files in its VFS, as the mujoco Python package's
+ * MjModel.from_xml_string(files[0], assets) does (dm_control's Physics.from_xml_string): mj_parseXML of
+ * files[0].name from the VFS, then edit(spec, ctx) when edit is not NULL, then mj_compile. Return the
+ * model, or NULL with *code and a message (named by what) as mdv_model_load. */
+mjModel *mdv_model_load_files(const char *what, const mdv_model_file *files, int n, mdv_spec_edit edit, const void *ctx,
+                              int *code, char *err, size_t err_size);
+
 /* Return a copy of m (mj_copyModel(NULL, m)), or NULL with MDVEC_ERR_NOMEM or MDVEC_ERR_MODEL in *code and
  * a message. The memory it needs is allocated and released first, so that running out of memory fails
  * here rather than inside MuJoCo (whose allocator cannot undo a half-made copy); any MuJoCo error is

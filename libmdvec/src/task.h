@@ -80,6 +80,7 @@ typedef struct mdv_spec_ { /* what a configured task declares; filled by create 
   size_t env_size;         /* bytes of one env's state struct */
   const char *model_path;  /* the MJCF file the model came from; NULL for a built-in model */
   double dt;               /* seconds of simulated time per env step (timestep * steps per step) */
+  const char *obs_layout;  /* the observation's named parts "name(rows),name(rows,cols),name()"; NULL: one vector */
 } mdv_spec;
 
 typedef struct mdv_out_ { /* where one env writes one step's or one reset's results */
@@ -165,6 +166,11 @@ typedef struct mdv_task_ {
   int reward_kind;                  /* the reward */
   int float_kind;                   /* float info values (bool fields are bool, int fields int) */
   const mdv_field_kind *info_kinds; /* fields that differ, ended by {NULL, 0}; NULL: none */
+
+  /* A task with its own generator (1.4; NULL: none): called with the env's seed each time the generic layer
+   * seeds the env's PCG64 (create, mdvec_seed, a seeded reset), after env_init. */
+  void (*seed)(void *env, uint64_t seed);
+  uint64_t seed_max; /* the largest seed an env accepts (0: UINT64_MAX); larger ones are refused */
 } mdv_task;
 
 /* Check the spec a task's create filled (spec.c): return MDVEC_OK, or MDVEC_ERR_MODEL with a message in

@@ -55,7 +55,7 @@ static int field_kind(const mdvec_t *h, const char *name) {
 }
 
 static void test_meta_keys(void) {
-  CHECK(mdvec_version() == 10300 && MDVEC_VERSION_NUMBER == 10300);
+  CHECK(mdvec_version() == MDVEC_VERSION_NUMBER && MDVEC_VERSION_NUMBER >= 10300); /* 1.3 calls, in 1.3 and later */
   CHECK(mdvec_task_meta("nope", "id") == NULL);
   CHECK(mdvec_task_meta("duck", NULL) == NULL && mdvec_task_meta("duck", "no_such_key") == NULL);
   CHECK(mdvec_task_meta(NULL, "id") == mdvec_task_meta("duck", "id"));
