@@ -157,6 +157,7 @@ static int timing(dm_shared *k, const mdv_value *opts, char *err, size_t n) {
   double limit = opts[DM_OPT_TIME_LIMIT].d[0];
   k->step_limit = limit == HUGE_VAL ? HUGE_VAL : limit / (ts * (double)k->n_sub_steps);
   k->legacy_step = opts[DM_OPT_LEGACY_STEP].i[0] != 0;
+  k->max_episode_steps = (int)opts[DM_OPT_MAX_EPISODE_STEPS].i[0];
   return MDVEC_OK;
 }
 
@@ -212,7 +213,7 @@ int dm_create(const dm_def *def, void **shared, const mdv_value *opts, const mdv
   spec->act_dim = (int)k->m->nu;
   spec->act_low = k->act_low;
   spec->act_high = k->act_high;
-  spec->max_episode_steps = 0; /* the time limit is the task's own (step_limit), not a TimeLimit wrapper */
+  spec->max_episode_steps = k->max_episode_steps; /* the TimeLimit; dm_control's own limit is step_limit */
   spec->nq = (int)k->m->nq;
   spec->nv = (int)k->m->nv;
   spec->nbody = (int)k->m->nbody;
@@ -386,7 +387,8 @@ void dm_step(void *env, const double *action, int action_dtype, mdv_pcg64 *unuse
   }
   *out->reward = reward;
   *out->terminated = (uint8_t)(last && !(discount > 0));
-  *out->truncated = (uint8_t)(last && discount > 0);
+  int time_limit = e->k->max_episode_steps > 0 && e->step_count >= e->k->max_episode_steps; /* TimeLimit */
+  *out->truncated = (uint8_t)((last && discount > 0) || time_limit);
   out->info[(size_t)DM_INFO_DISCOUNT * out->stride] = discount;
   out->info[(size_t)DM_INFO_STEP_TYPE * out->stride] = last ? 2.0 : 1.0;
 }

@@ -28,7 +28,9 @@
  *           Shimmy's mapping: LAST with discount > 0 is truncated, LAST with discount 0 terminated.
  *           Step info: timestep.discount, timestep.step_type (1 MID, 2 LAST).
  *   options (DM_OPTIONS, first in each task's table): suite_dir, time_limit, control_timestep,
- *           n_sub_steps, legacy_step, with dm_control's rules (compute_n_steps, both given: an error).
+ *           n_sub_steps, legacy_step, with dm_control's rules (compute_n_steps, both given: an error);
+ *           max_episode_steps: Gymnasium's TimeLimit over Shimmy's env (truncated once step_count reaches
+ *           it, the dm_control step staying MID with discount 1.0 unless it is LAST itself).
  *   observation: one flat float64 vector in dm_control's flatten_observation order (the OrderedDict's
  *           order, each value raveled); the parts, with their shapes, declared once in setup
  *           (dm_obs_layout: spec.obs_layout "position(3),velocity(2)", what bindings read to build
@@ -59,6 +61,7 @@ enum {
   DM_OPT_CONTROL_TIMESTEP,
   DM_OPT_N_SUB_STEPS,
   DM_OPT_LEGACY_STEP,
+  DM_OPT_MAX_EPISODE_STEPS,
   DM_N_OPTIONS
 };
 
@@ -77,7 +80,9 @@ enum {
   [DM_OPT_N_SUB_STEPS] = {"n_sub_steps", MDVEC_OPT_INT, "0", 0.0, 1e6, NULL,                                \
    "physics steps per env step instead of control_timestep (0: unset; not both)"},                         \
   [DM_OPT_LEGACY_STEP] = {"legacy_step", MDVEC_OPT_BOOL, "true", 0.0, 1.0, NULL,                            \
-   "dm_control's legacy step: mj_step2 .. mj_step1 (false: mj_step)"}
+   "dm_control's legacy step: mj_step2 .. mj_step1 (false: mj_step)"},                                     \
+  [DM_OPT_MAX_EPISODE_STEPS] = {"max_episode_steps", MDVEC_OPT_INT, "0", 0.0, 2147483647.0, NULL,          \
+   "Gymnasium's TimeLimit over the env: truncated once this many steps were taken since reset (0: none)"}
 // clang-format on
 
 /* The render keywords of Shimmy's DmControlCompatibilityV0 (mdv_task.render_kwargs). */
@@ -123,6 +128,7 @@ typedef struct dm_shared_ { /* one configured task; the first member of the task
   int n_sub_steps;          /* physics steps per env step */
   double step_limit;        /* time_limit / (timestep * n_sub_steps): a float, as dm_control's */
   int legacy_step;          /* Physics.legacy_step */
+  int max_episode_steps;    /* Gymnasium's TimeLimit (gymnasium.make(..., max_episode_steps)); 0: none */
   double *act_low;          /* (nu) the action spec's minimum: ctrlrange[:, 0], -inf when not ctrllimited */
   double *act_high;         /* (nu) its maximum */
   char obs_layout[1024];    /* spec.obs_layout */

@@ -164,7 +164,7 @@ def _register_catalogue_task(task: str) -> None:
         task,
         reference if is_gymnasium_id(reference) else entry_point_reference(reference),
         {},
-        max_episode_steps=defaults.get("max_episode_steps"),
+        max_episode_steps=defaults.get("max_episode_steps") or None,  # 0: no TimeLimit (a Control Suite task)
         render_kwargs=tuple(render_kwargs.split(",")) if render_kwargs else (),
         reward_threshold=None if threshold is None else float(threshold),
     )
