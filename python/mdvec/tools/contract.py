@@ -13,6 +13,7 @@ how many were bit-identical. Without gymnasium the v5 cases are listed as skippe
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
 import os
 from collections.abc import Iterator
@@ -278,6 +279,8 @@ def _play(case: Case, result: Result) -> None:
     """Run the case's comparison into result."""
     if case.kind == "v5":
         result.skipped = v5_unavailable()
+        if not result.skipped and is_dm_task(case.task) and importlib.util.find_spec("dm_control") is None:
+            result.skipped = "dm_control is not installed (pip install dm-control): the Control Suite's reference"
         if not result.skipped:
             _v5_vector(case, result)
     elif case.kind == "gym":
@@ -840,10 +843,13 @@ def v5_cases(task: str, quick: bool = False) -> list[Case]:
     and SAME_STEP."""
     n = 3 if quick else 4
     ep = 1 if quick else 2  # runs of vector_script (each reseeded differently)
+    # A Control Suite task ends by its own time limit (LAST, discount 1) in NEXT_STEP and by Gymnasium's
+    # TimeLimit over Shimmy's env in SAME_STEP (its dm_control step then stays MID).
+    dm = is_dm_task(task)
     return [
         Case(
             f"{task} make_vec {mode}",
-            {"max_episode_steps": V5_MAX_STEPS},
+            (DM_SHORT[mode] if dm else {"max_episode_steps": V5_MAX_STEPS}),
             ep,
             seed=11 + 97 * k,
             num_envs=n,
@@ -854,6 +860,14 @@ def v5_cases(task: str, quick: bool = False) -> list[Case]:
         )
         for k, mode in enumerate(("next_step", "same_step"))
     ]
+
+
+DM_SHORT = {"next_step": {"time_limit": 0.5}, "same_step": {"max_episode_steps": V5_MAX_STEPS}}
+
+
+def is_dm_task(task: str) -> bool:
+    """Whether task is one of dm_control's Control Suite (its reference is in mdvec.reference.dm_control)."""
+    return (task_meta(task, "reference") or "").startswith("mdvec.reference.dm_control:")
 
 
 _V5_UNAVAILABLE: str | None = None
