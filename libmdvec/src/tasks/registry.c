@@ -18,6 +18,11 @@
   MDV_TASK(reacher, reacher_v5)                                   \
   MDV_TASK(pusher, pusher_v5)                                     \
   MDV_TASK(cartpole_swingup, cartpole_swingup)                    \
+  MDV_TASK(dm_humanoid, dm_humanoid_stand) \
+  MDV_TASK(dm_humanoid, dm_humanoid_walk) \
+  MDV_TASK(dm_humanoid, dm_humanoid_run) \
+  MDV_TASK(dm_fish, dm_fish_upright) \
+  MDV_TASK(dm_fish, dm_fish_swim) \
   MDV_TASK(duck, duck) /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
