@@ -200,8 +200,10 @@ class Spec(ctypes.Structure):
         ("autoreset", c_int),
         ("model_path", c_char_p),
         ("dt", c_double),
-        ("reward_kind", c_int),
-    ]  # 1.3
+        ("reward_kind", c_int),  # 1.3
+        ("obs_layout", c_char_p),  # 1.4: the observation's parts "name(rows),name(rows,cols),name()"; NULL: none
+        ("seed_max", c_uint64),  # 1.4: the largest seed an env accepts (a 1.3 library leaves the caller's value)
+    ]
 
 
 class Field(ctypes.Structure):

@@ -35,6 +35,8 @@ __all__ = [
     "OptionInfo",
     "Spec",
     "VecEnv",
+    "parse_obs_layout",
+    "split_obs",
     "task_constants",
     "task_meta",
     "task_names",
@@ -51,13 +53,23 @@ _LIB: ctypes.CDLL | None = None
 # imported when an env of the task is first made, so that ``import mdvec`` stays light (the duck's hooks
 # import its Python reference and mujoco's bindings). One way for every task; a task not listed whose
 # reference is a Gymnasium id (task_meta) takes its options as gymnasium.make does (mdvec.gym_tasks).
+# A task whose reference is a factory of mdvec.reference.dm_control (the Control Suite) takes its options
+# through mdvec.dm_tasks (suite_dir: the installed dm_control's suite folder).
 TASK_HOOKS: dict[str, str] = {"duck": "mdvec.duck"}
 GYM_HOOKS = "mdvec.gym_tasks"
+DM_HOOKS = "mdvec.dm_tasks"
+DM_REFERENCE_PREFIX = "mdvec.reference.dm_control:"
 
 
 def task_hooks(task: str) -> ModuleType | None:
     """Return the hooks module of a task (imported on first use), or None when it has none."""
-    name = TASK_HOOKS.get(task) or (GYM_HOOKS if is_gymnasium_id(task_meta(task, "reference")) else None)
+    name = TASK_HOOKS.get(task)
+    if name is None:
+        reference = task_meta(task, "reference")
+        if is_gymnasium_id(reference):
+            name = GYM_HOOKS
+        elif reference is not None and reference.startswith(DM_REFERENCE_PREFIX):
+            name = DM_HOOKS
     return importlib.import_module(name) if name else None
 
 
@@ -377,6 +389,10 @@ class Spec:
     as a Gymnasium Box holds them. ``options``: every option of the task, as resolved. ``dt``: simulated
     seconds per step. ``info_kinds`` (one per info row) and ``reward_kind``: the Python type of the
     reference's single-env value, "float", "numpy" (a numpy scalar of its dtype), "int" or "bool".
+    ``obs_layout``: the observation's named parts in order, ((name, shape), ...) (a scalar's shape is ()),
+    as the task declares them (``parse_obs_layout``; () for a task whose observation is one plain vector,
+    or a library older than 1.4). ``seed_max``: the largest seed an env accepts (env i gets seed + i):
+    2**32 - 1 for the Control Suite tasks (a RandomState's seed), 2**64 - 1 for the others.
     """
 
     task: str
@@ -397,6 +413,8 @@ class Spec:
     dt: float = 0.0
     info_kinds: tuple[str, ...] = ()
     reward_kind: str = "float"
+    obs_layout: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    seed_max: int = 2**64 - 1
 
     @property
     def render_fps(self) -> int:
@@ -408,6 +426,57 @@ class Spec:
         """Whether results follow the actions' dtype (an info field of dtype "action": the Gymnasium v5
         tasks); such a task steps float32 and float64 actions only (``stepped_dtype``)."""
         return any(isinstance(dtype, str) and dtype == "action" for _, dtype, _ in self.info_fields)
+
+
+_LAYOUT_PART = re.compile(r"([^(),]+)\(((?:\d+(?:,\d+)*)?)\)")
+
+
+def parse_obs_layout(text: str | None, obs_dim: int | None = None) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Parse a task's ``obs_layout`` text ("position(8),velocity(9)", "arm_pos(8,2)", "upright()": a scalar)
+    into ((name, shape), ...); None or "" gives (). With ``obs_dim``, the sizes must add up to it. Raises
+    ValueError for text of another form, a repeated name, or sizes that do not add up."""
+    if not text:
+        return ()
+    parts: list[tuple[str, tuple[int, ...]]] = []
+    at = 0
+    while True:
+        m = _LAYOUT_PART.match(text, at)
+        if m is None:
+            raise ValueError(f"obs_layout: cannot read {text!r} at character {at}")
+        shape = tuple(int(n) for n in m.group(2).split(",")) if m.group(2) else ()
+        parts.append((m.group(1), shape))
+        at = m.end()
+        if at == len(text):
+            break
+        if text[at] != ",":
+            raise ValueError(f"obs_layout: expected ',' at character {at} of {text!r}")
+        at += 1
+    names = [name for name, _ in parts]
+    if len(set(names)) != len(names):
+        raise ValueError(f"obs_layout: a name appears twice in {text!r}")
+    total = sum(int(np.prod(shape)) for _, shape in parts)
+    if obs_dim is not None and total != obs_dim:
+        raise ValueError(f"obs_layout: the parts of {text!r} hold {total} values, the observation {obs_dim}")
+    return tuple(parts)
+
+
+def split_obs(
+    layout: tuple[tuple[str, tuple[int, ...]], ...], obs: Any, task: str = "the task"
+) -> dict[str, np.ndarray]:
+    """Split observations (..., obs_dim) by ``layout`` into {name: (..., *shape)} views, in layout order."""
+    if not layout:
+        raise ValueError(f"split_obs: {task}'s observation is one plain vector (no obs_layout)")
+    a = np.asarray(obs)
+    total = sum(int(np.prod(shape)) for _, shape in layout)
+    if a.ndim < 1 or a.shape[-1] != total:
+        raise ValueError(f"split_obs: expected observations of shape (..., {total}), got {a.shape}")
+    out, at = {}, 0
+    lead = a.shape[:-1]
+    for name, shape in layout:
+        size = int(np.prod(shape))
+        out[name] = a[..., at : at + size].reshape(lead + shape)
+        at += size
+    return out
 
 
 class _Memory:
@@ -553,7 +622,8 @@ class _Handle:
     def _map(self, task: str, m: _Memory) -> None:
         """Read the spec and map every buffer."""
         L, h = lib(), self.ptr
-        s = _lib.Spec(struct_size=ctypes.sizeof(_lib.Spec))
+        # A 1.3 library fills the 1.3 fields of this larger struct and leaves the 1.4 ones as set here.
+        s = _lib.Spec(struct_size=ctypes.sizeof(_lib.Spec), obs_layout=None, seed_max=2**64 - 1)
         self.check(L.mdvec_spec(h, ctypes.byref(s)))
         dims = _lib.Dims(struct_size=ctypes.sizeof(_lib.Dims))
         self.check(L.mdvec_dims(h, ctypes.byref(dims)))
@@ -587,6 +657,8 @@ class _Handle:
             s.dt,
             tuple(kinds),
             _KIND_NAME[s.reward_kind],
+            parse_obs_layout(_text(s.obs_layout), d),
+            int(s.seed_max),
         )
         self.model_file = _text(s.model_path)
         self.info_keys = tuple(name for name, _, _ in fields)
@@ -872,6 +944,9 @@ class VecEnv(_HandleOwner):
     info field plus ``terminal_obs``. Returned arrays are fresh copies; ``buffers()`` gives the
     library's own zero-copy views, ``step_into_buffers`` steps without copying.
 
+    ``obs_layout`` names the observation's parts ((name, shape), ...; () for one plain vector) and
+    ``split_obs(obs)`` gives them as views; ``seed_max`` is the largest seed an env accepts.
+
     ``task``: a name of ``task_names()`` (None: the default task); ``autoreset_mode``: "same_step"
     (finished envs reset inside the step that finished them), "next_step" (on the next step, their
     action ignored) or "disabled". Other keywords are the task's options (``task_options(task)``).
@@ -930,8 +1005,16 @@ class VecEnv(_HandleOwner):
         s = self._h.spec
         self.num_envs, self.nu, self.obs_dim, self.threads = s.num_envs, s.act_dim, s.obs_dim, s.threads
         self.info_keys = self._h.info_keys
+        self.obs_layout = s.obs_layout  # ((name, shape), ...): the observation's parts (split_obs); () when none
+        self.seed_max = s.seed_max  # the largest seed an env accepts (env i gets seed + i)
         self._info_dtypes = [(k, dt) for k, dt, _ in s.info_fields]
         self._error_info = on_error == "end_episode"
+
+    def split_obs(self, obs: Any) -> dict[str, np.ndarray]:
+        """Split a batch of flat observations (N, obs_dim) into {name: (N, *shape)} views by ``obs_layout``
+        (the task's observation dict, in its order: for the Control Suite tasks Shimmy's Dict entries, a
+        scalar entry (N,)); ValueError for a task whose observation is one plain vector."""
+        return split_obs(self.obs_layout, obs, repr(self._h.spec.task))
 
     def reset(self, seed: int | list[int | None] | None = None, mask: Any = None) -> np.ndarray:
         """Reset every env (or those of mask, (N,) bool) from its own generator; return obs (N, obs_dim).
@@ -1049,6 +1132,8 @@ class Env(_HandleOwner):
         self.nu, self.obs_dim, self.nbody = s.act_dim, s.obs_dim, self._h.dims.nbody
         self.cfg = self._h.config
         self.info_keys = self._h.info_keys
+        self.obs_layout = s.obs_layout  # as VecEnv's
+        self.seed_max = s.seed_max
         self._types = [
             (k, _PYTHON_TYPE.get(np.dtype(np.float32) if dt == "action" else dt, float), w)
             for k, dt, w in s.info_fields
@@ -1059,6 +1144,10 @@ class Env(_HandleOwner):
         if seed is not None and (not _is_int(seed) or not 0 <= int(seed) < 2**64):
             raise ValueError(f"seed: must be an integer in [0, 2**64), got {seed!r}")
         return self._h.reset_envs(seeds=None if seed is None else [int(seed)], then=lambda: self._h.obs[0].copy())
+
+    def split_obs(self, obs: Any) -> dict[str, np.ndarray]:
+        """Split a flat observation (obs_dim,) into {name: shape} views by ``obs_layout`` (as VecEnv's)."""
+        return split_obs(self.obs_layout, obs, repr(self._h.spec.task))
 
     def reset_with_params(self, params: Any) -> np.ndarray:
         """Start an episode with the given parameters (e.g. a reference env's ``params``)."""

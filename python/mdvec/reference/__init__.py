@@ -1,5 +1,9 @@
 """The Python references of mdvec's own tasks (numpy + mujoco only): the duck-balance task, and the
-others that declare a Python reference (``mdvec_task_meta(task, "reference")``: ``CartPoleSwingup``)."""
+others that declare a Python reference (``mdvec_task_meta(task, "reference")``: ``CartPoleSwingup``).
+
+``mdvec.reference.dm_control`` is the reference of the Control Suite tasks ("cheetah-run", ...): dm_control
+itself through Shimmy's API, one factory per task (``mdvec.reference.dm_control:cheetah_run``). It needs
+dm_control (pip install dm-control) and is not imported here: import it by its name."""
 
 from .cartpole_swingup import CartPoleSwingup
 from .config import TaskConfig
