@@ -23,6 +23,13 @@
   MDV_TASK(dm_humanoid, dm_humanoid_run) \
   MDV_TASK(dm_fish, dm_fish_upright) \
   MDV_TASK(dm_fish, dm_fish_swim) \
+  MDV_TASK(dm_cartpole, dm_cartpole_balance) \
+  MDV_TASK(dm_cartpole, dm_cartpole_balance_sparse) \
+  MDV_TASK(dm_cartpole, dm_cartpole_swingup) \
+  MDV_TASK(dm_cartpole, dm_cartpole_swingup_sparse) \
+  MDV_TASK(dm_pendulum, dm_pendulum_swingup) \
+  MDV_TASK(dm_acrobot, dm_acrobot_swingup) \
+  MDV_TASK(dm_acrobot, dm_acrobot_swingup_sparse) \
   MDV_TASK(duck, duck) /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
