@@ -178,11 +178,13 @@ void dm_step(void *env, const double *action, int action_dtype, mdv_pcg64 *unuse
 /* The info fields every suite task has, in this order (Shimmy's info keys). */
 enum { DM_INFO_DISCOUNT, DM_INFO_STEP_TYPE, DM_N_INFO };
 
-/* The members of an mdv_task initializer every suite task shares. */
+/* The members of an mdv_task initializer every suite task shares. The reward is a Python float, as the
+ * reference gives it (mdvec.reference.dm_control: float(timestep.reward); Shimmy's `timestep.reward or 0`
+ * would be a numpy float64, a Python float or the int 0 depending on the task and the value). */
 #define DM_TASK_DEFAULTS                                                                                           \
   .destroy = dm_destroy, .env_init = dm_env_init, .env_free = dm_env_free, .physics = dm_physics, .seed = dm_seed, \
   .seed_max = UINT32_MAX, .reset = dm_reset, .step = dm_step, .render_kwargs = DM_RENDER_KWARGS,                   \
-  .reward_kind = MDVEC_KIND_NUMPY, .float_kind = MDVEC_KIND_FLOAT
+  .reward_kind = MDVEC_KIND_FLOAT, .float_kind = MDVEC_KIND_FLOAT
 
 /*---------------------------------- Pieces of the suite -------------------------------------------*/
 
