@@ -30,6 +30,11 @@
   MDV_TASK(dm_pendulum, dm_pendulum_swingup) \
   MDV_TASK(dm_acrobot, dm_acrobot_swingup) \
   MDV_TASK(dm_acrobot, dm_acrobot_swingup_sparse) \
+  MDV_TASK(dm_finger, dm_finger_spin) \
+  MDV_TASK(dm_finger, dm_finger_turn_easy) \
+  MDV_TASK(dm_finger, dm_finger_turn_hard) \
+  MDV_TASK(dm_ball_in_cup, dm_ball_in_cup_catch) \
+  MDV_TASK(dm_point_mass, dm_point_mass_easy) \
   MDV_TASK(duck, duck) /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
