@@ -18,6 +18,12 @@
   MDV_TASK(reacher, reacher_v5)                                   \
   MDV_TASK(pusher, pusher_v5)                                     \
   MDV_TASK(cartpole_swingup, cartpole_swingup)                    \
+  MDV_TASK(dm_cheetah, dm_cheetah_run) \
+  MDV_TASK(dm_walker, dm_walker_stand) \
+  MDV_TASK(dm_walker, dm_walker_walk) \
+  MDV_TASK(dm_walker, dm_walker_run) \
+  MDV_TASK(dm_hopper, dm_hopper_stand) \
+  MDV_TASK(dm_hopper, dm_hopper_hop) \
   MDV_TASK(dm_humanoid, dm_humanoid_stand) \
   MDV_TASK(dm_humanoid, dm_humanoid_walk) \
   MDV_TASK(dm_humanoid, dm_humanoid_run) \
