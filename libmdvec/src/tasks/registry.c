@@ -36,6 +36,11 @@
   MDV_TASK(dm_pendulum, dm_pendulum_swingup) \
   MDV_TASK(dm_acrobot, dm_acrobot_swingup) \
   MDV_TASK(dm_acrobot, dm_acrobot_swingup_sparse) \
+  MDV_TASK(dm_reacher, dm_reacher_easy) \
+  MDV_TASK(dm_reacher, dm_reacher_hard) \
+  MDV_TASK(dm_swimmer, dm_swimmer_swimmer6) \
+  MDV_TASK(dm_swimmer, dm_swimmer_swimmer15) \
+  MDV_TASK(dm_manipulator, dm_manipulator_bring_ball) \
   MDV_TASK(dm_finger, dm_finger_spin) \
   MDV_TASK(dm_finger, dm_finger_turn_easy) \
   MDV_TASK(dm_finger, dm_finger_turn_hard) \
