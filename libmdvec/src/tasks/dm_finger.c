@@ -110,13 +110,14 @@ static int finger_turn_hard_setup(void *shared, const mdv_value *opts, mdv_spec 
 /*---------------------------------- Episode -------------------------------------------------------*/
 
 /* _set_random_joint_angles(physics, random, max_attempts=1000): dm_control raises RuntimeError after
- * 1000 colliding draws; here the last draw stays (never seen: a free state is found in a few draws). */
+ * 1000 colliding draws; here that is a MuJoCo error, trapped: the env fails with the same message. */
 static void finger_random_joint_angles(dm_env *e) {
   for (int attempt = 0; attempt < 1000; attempt++) {
     dm_randomize_joints(e); /* randomizers.randomize_limited_and_rotational_joints(physics, random) */
     dm_after_reset(e);      /* physics.after_reset() */
-    if (e->d->ncon == 0) break;
+    if (e->d->ncon == 0) return;
   }
+  mju_error("Could not find a collision-free state after 1000 attempts");
 }
 
 static void finger_spin_init(dm_env *e) {
