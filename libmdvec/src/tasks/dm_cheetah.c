@@ -44,22 +44,6 @@ static int cheetah_setup(void *shared, const mdv_value *opts, mdv_spec *spec, ch
   return dm_obs_layout(&s->k, parts, 2, spec, err, n);
 }
 
-/* Physics.step(nstep): legacy_step (Euler / implicit): mj_step2, then mj_step nstep - 1 times; RK4: mj_step nstep
- * times; then mj_step1. Without legacy_step: mj_step nstep times. */
-static void cheetah_physics_step(dm_env *e, int nstep) {
-  if (e->k->legacy_step) {
-    if (e->m->opt.integrator != mjINT_RK4) {
-      mj_step2(e->m, e->d);
-      for (int i = 1; i < nstep; i++) mj_step(e->m, e->d);
-    } else {
-      for (int i = 0; i < nstep; i++) mj_step(e->m, e->d);
-    }
-    mj_step1(e->m, e->d);
-  } else {
-    for (int i = 0; i < nstep; i++) mj_step(e->m, e->d);
-  }
-}
-
 static void cheetah_initialize_episode(dm_env *e) {
   const mjModel *m = e->m;
   /* is_limited = jnt_limited == 1; lower, upper = jnt_range[is_limited].T;
@@ -69,8 +53,8 @@ static void cheetah_initialize_episode(dm_env *e) {
       e->d->qpos[m->jnt_qposadr[j]] = mdv_mt19937_uniform(&e->rng, m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
     }
   }
-  cheetah_physics_step(e, 200); /* physics.step(nstep=200): stabilize the model */
-  e->d->time = 0;               /* physics.data.time = 0 */
+  dm_physics_step(e, 200); /* physics.step(nstep=200): stabilize the model */
+  e->d->time = 0;          /* physics.data.time = 0 */
 }
 
 static void cheetah_get_observation(dm_env *e, double *obs) {

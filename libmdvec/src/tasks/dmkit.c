@@ -330,11 +330,9 @@ void dm_after_reset(dm_env *e) {
   forward_unactuated(e, 1);
 }
 
-/* Physics.step(n_sub_steps), checked. */
-static void physics_step(dm_env *e) {
+void dm_physics_step(dm_env *e, int n) {
   int before[mjNWARNING];
   warnings_now(e, before);
-  int n = e->k->n_sub_steps;
   if (e->k->legacy_step) {
     if (e->m->opt.integrator != mjINT_RK4) {
       mj_step2(e->m, e->d);
@@ -373,7 +371,7 @@ void dm_step(void *env, const double *action, int action_dtype, mdv_pcg64 *unuse
   } else {
     memcpy(e->d->ctrl, action, sizeof(double) * (size_t)e->m->nu);
   }
-  physics_step(e);
+  dm_physics_step(e, e->k->n_sub_steps);
   if (def->after_step) def->after_step(e);
   double reward = def->get_reward(e);
   def->get_observation(e, out->obs);

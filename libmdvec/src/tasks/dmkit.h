@@ -191,6 +191,10 @@ enum { DM_INFO_DISCOUNT, DM_INFO_STEP_TYPE, DM_N_INFO };
 /* Physics.after_reset (also what reset_context ends with): mj_forward with actuation disabled. */
 void dm_after_reset(dm_env *e);
 
+/* Physics.step(n), checked: legacy_step: mj_step2, mj_step n - 1 times, mj_step1 (RK4: mj_step n times, then
+ * mj_step1); else mj_step n times. A MuJoCo warning raised meanwhile fails the env (dm_control's PhysicsError). */
+void dm_physics_step(dm_env *e, int n);
+
 /* randomizers.randomize_limited_and_rotational_joints(physics, e->rng), joint by joint in id order. */
 void dm_randomize_joints(dm_env *e);
 
