@@ -39,7 +39,7 @@
  * numpy traps the domain files keep (each expression is checked by the equality contract):
  *   x ** 2 is x * x on an ndarray but libm pow(x, 2.0) on a numpy scalar (np.float64): pass
  *   DM_SCALAR or DM_ARRAY to dm_tolerance as the reference's x is; np.linalg.norm and np.dot of 1-d
- *   vectors are the handle's ddot (mdv_np_norm, mdv_np_dot); .mean() is mdv_np_mean; exp, log, log1p,
+ *   vectors are the handle's ddot (mdv_np_norm, mdv_np_dot); .mean() is mdv_np_mean; exp, log, log1p, arctan2,
  *   cos, sin, arccos, cosh, arccosh, sqrt are glibc's on numpy's baseline and AVX2 dispatch targets
  *   (tanh is not: numpy's AVX2 loop differs, and no benchmark task uses it).
  */
