@@ -1030,6 +1030,12 @@ class VecEnv(_HandleOwner):
                 start = int(cast(SupportsInt, seed))  # a Python or numpy integer
                 if not 0 <= start <= 2**64 - self.num_envs:
                     raise ValueError(f"seed: must be an integer in [0, 2**64 - num_envs], got {seed!r}")
+                if start > self.seed_max - (self.num_envs - 1):  # a task with fewer seeds (a RandomState's 32 bits)
+                    raise ValueError(
+                        f"seed: task {self.spec.task!r} takes seeds 0 .. {self.seed_max} and env i gets seed + i, so "
+                        f"with {self.num_envs} envs the seed must lie in [0, {self.seed_max - (self.num_envs - 1)}], "
+                        f"got {seed!r}"
+                    )
                 seeds = [start + i for i in range(self.num_envs)]
             else:
                 seeds = seed

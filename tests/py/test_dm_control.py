@@ -3,7 +3,7 @@ against dm_control 1.0.50 itself, bit for bit; and that reference against a raw 
 
 C against dm_control (``test_c_equals_dm_control``): parametrized over the library's catalogue (every task
 whose "reference" metadata starts with ``mdvec.reference.dm_control:``), so a new task is covered by its
-registration alone. ``mdvec.VecEnv(n, task=..., seed=s)`` (n 2 and 3, threads 1 and 2, autoreset same_step)
+registration alone. ``mdvec.VecEnv(n, task=..., seed=s)`` (2 envs on 1 thread, 3 on 2; autoreset same_step)
 beside the reference env i reset with seed s + i (Shimmy's reset(seed): the task's RandomState(s + i)):
 seeds 0, 1 and 2**32 - 3 (the last env's seed is 2**32 - 1, the largest a RandomState takes), random actions
 uniform in the action bounds, a short ``time_limit`` (0.1 s: 3 to 10 control steps) so that every env runs through a
@@ -11,9 +11,11 @@ time-limit end (LAST, discount 1: truncated), the autoreset after it (reset from
 Shimmy's reset() without a seed) and another end. Compared by their bits: every observation entry (flat and
 split by obs_layout), reward, terminated, truncated, timestep.discount, timestep.step_type, the final
 observation and the reset info. A few cheap tasks also run one full-length episode at their default
-time_limit, and some options (n_sub_steps, control_timestep, legacy_step, fully_observable) run where the C
+time_limit, and some options (n_sub_steps, control_timestep, legacy_step, fully_observable,
+max_episode_steps) run where the C
 task declares them. Every C configuration replays the same seeds and actions, so its env i has the same
-history as reference env i.
+history as reference env i. The first configuration also checks what the task declares (names, ids,
+obs_layout, action bounds, dt, seed_max 2**32 - 1 and the refusal of larger seeds).
 
 The reference alone (the other tests): ``DmControlEnv`` is dm_control's suite.load stepped by dm_control,
 with Shimmy's reset/step mapping; checked against a raw ``suite.load`` env driven as Shimmy drives it.
@@ -48,15 +50,15 @@ PREFIX = "mdvec.reference.dm_control:"
 DM_TASKS = tuple(t for t in task_names() if (task_meta(t, "reference") or "").startswith(PREFIX))
 
 SEEDS = (0, 1, 2**32 - 3)  # env i gets seed + i: up to 2**32 - 1
-CONFIGS = ((2, 1), (3, 2), (2, 2), (3, 1))  # (num_envs, threads)
+CONFIGS = ((2, 1), (3, 2))  # (num_envs, threads): 2 and 3 envs, 1 and 2 threads
 TIME_LIMIT = 0.1  # seconds per episode in the short cases: 3 to 10 control steps
-FULL_LENGTH = ("cartpole-balance", "pendulum-swingup", "point_mass-easy")  # cheap: one default-length episode
+FULL_LENGTH = ("cartpole-balance", "pendulum-swingup")  # cheap: one episode of the default length
 OPTION_CASES = (  # where the C task declares the options
     ("cheetah-run", {"n_sub_steps": 2, "legacy_step": False}),
     ("finger-spin", {"control_timestep": 0.04}),
     ("walker-walk", {"legacy_step": False}),
     ("manipulator-bring_ball", {"fully_observable": False}),
-    ("acrobot-swingup", {"control_timestep": 0.02}),
+    ("cartpole-swingup", {"max_episode_steps": 4}),  # Gymnasium's TimeLimit before dm_control's 10 steps
 )
 
 
@@ -95,9 +97,25 @@ def record(refs: list, seeds: tuple[int, ...], actions: list[np.ndarray]) -> lis
                 if term or trunc:
                     row["reset_obs"], row["reset_info"] = ref.reset()
                 steps.append(row)
-            per_env.append({"reset": first, "steps": steps})
+            per_env.append({"reset": first, "steps": steps, "ref": ref})
         out.append(per_env)
     return out
+
+
+def check_declarations(task: str, venv: mdvec.VecEnv, ref: Any) -> None:
+    """Names, ids, the observation's parts, action bounds, dt and seeds as dm_control and Shimmy have them."""
+    R = reference_module()
+    domain, name = R.split_task(task)
+    assert task == R.task_name(domain, name)
+    assert task_meta(task, "id") == R.gym_id(domain, name)
+    assert task_meta(task, "reference") == R.reference_target(domain, name)
+    spec = venv.spec
+    assert venv.obs_layout == spec.obs_layout == parse_obs_layout(ref.obs_layout) and spec.obs_dim == ref.obs_dim
+    assert spec.act_dim == ref.nu and spec.obs_dtype == np.float64
+    assert bits(spec.action_low) == bits(ref.act_low) and bits(spec.action_high) == bits(ref.act_high)
+    assert spec.dt == ref.dt and venv.seed_max == spec.seed_max == 2**32 - 1
+    with pytest.raises(ValueError):
+        venv.reset(seed=2**32 - venv.num_envs + 1)  # the last env would get 2**32
 
 
 def check_c(task: str, options: dict, seeds: tuple[int, ...], actions: list[np.ndarray], want: list, configs) -> dict:
@@ -107,6 +125,8 @@ def check_c(task: str, options: dict, seeds: tuple[int, ...], actions: list[np.n
         venv = mdvec.VecEnv(n, seed=seeds[0], threads=threads, task=task, **options)
         try:
             spec = venv.spec
+            if not counts:
+                check_declarations(task, venv, want[0][0]["ref"])
             keys = [k for k, _, w in spec.info_fields if w & mdvec._lib.INFO_STEP]
             reset_keys = [(j, k) for j, (k, _, w) in enumerate(spec.info_fields) if w & mdvec._lib.INFO_RESET]
             assert set(keys) == {"timestep.discount", "timestep.step_type"}, keys
@@ -194,33 +214,10 @@ def test_c_equals_dm_control(task: str, options: dict, kind: str) -> None:
     counts = check_c(task, options, seeds, actions, want, configs)
     assert counts["truncated"] >= len(seeds) * 2, counts  # every run went through a time-limit end
     assert counts["values"] > 0
-
-
-@needs_dm
-@pytest.mark.parametrize("task", DM_TASKS)
-def test_c_declares_what_dm_control_does(task: str) -> None:
-    """Names, ids, the observation's parts, action bounds, dt and seeds as dm_control and Shimmy have them."""
-    R = reference_module()
-    domain, name = R.split_task(task)
-    assert task == R.task_name(domain, name)
-    assert task_meta(task, "id") == R.gym_id(domain, name)
-    assert task_meta(task, "reference") == R.reference_target(domain, name)
-    ref = make_reference(task)
-    venv = mdvec.VecEnv(2, task=task, seed=0)
-    try:
-        spec = venv.spec
-        assert venv.obs_layout == parse_obs_layout(ref.obs_layout) and spec.obs_dim == ref.obs_dim
-        assert spec.act_dim == ref.nu
-        assert bits(spec.action_low) == bits(ref.act_low.astype(np.float32)) and bits(spec.action_high) == bits(
-            ref.act_high.astype(np.float32)
-        )
-        assert spec.dt == ref.dt and venv.seed_max == spec.seed_max == 2**32 - 1
-        with pytest.raises(ValueError):
-            venv.reset(seed=2**32 - 1)  # env 1 would get 2**32
-    finally:
-        venv.close()
-    with pytest.raises(ValueError):
-        mdvec.VecEnv(3, task=task, seed=2**32 - 2)
+    if kind == "short":
+        with pytest.raises(ValueError):  # env 2 would get 2**32
+            mdvec.VecEnv(3, task=task, seed=2**32 - 2, **options)
+    print(f"{task} {kind}: {counts['values']} values equal, {counts['truncated']} truncations")
 
 
 def test_the_catalogue_is_the_benchmark() -> None:
@@ -342,11 +339,9 @@ def test_step_timing_options() -> None:
         R.finger_spin(n_sub_steps=3, control_timestep=0.04)
     with pytest.raises(ValueError):
         R.finger_spin(control_timestep=0.015)  # not a multiple of the timestep (compute_n_steps)
-    assert R.cheetah_run().n_sub_steps == 1 and R.cheetah_run(control_timestep=0.0).n_sub_steps == 1
-    assert R.cheetah_run(time_limit=0.05).step_limit == 0.05 / 0.01
+    assert R.cheetah_run(control_timestep=0.0, time_limit=0.05).step_limit == 0.05 / 0.01
     assert R.cheetah_run(time_limit=math.inf).step_limit == math.inf
-    assert R.walker_run(legacy_step=False).physics.legacy_step is False
-    assert R.walker_run().physics.legacy_step is True
+    assert env.physics.legacy_step is True and R.walker_run(legacy_step=False).physics.legacy_step is False
 
     # cheetah has no control timestep of its own: the suite takes n_sub_steps through environment_kwargs.
     from dm_control import suite
@@ -362,6 +357,37 @@ def test_step_timing_options() -> None:
             ts, raw_reward, raw_term, raw_trunc = shimmy_step(raw, a)
             assert bits(obs) == bits(flat(ts.observation)) and bits(reward) == bits(raw_reward)
             assert (term, trunc) == (raw_term, raw_trunc)
+
+
+@needs_dm
+def test_max_episode_steps_is_gymnasiums_time_limit() -> None:
+    """gymnasium.make(id, max_episode_steps=n) wraps Shimmy's env in TimeLimit: truncated once n steps were
+    taken since reset(); dm_control's step type and discount stay as they are."""
+    R = reference_module()
+    env = R.cartpole_swingup(time_limit=0.1, max_episode_steps=4)  # dm_control's own limit: 10 steps
+    plain = R.cartpole_swingup(time_limit=0.1)
+    for seed in (0, None):
+        a, _ = env.reset(seed=seed)
+        b, _ = plain.reset(seed=seed)
+        assert bits(a) == bits(b)
+        for t in range(1, 5):
+            o, r, term, trunc, info = env.step([0.3])
+            o2, r2, term2, trunc2, info2 = plain.step([0.3])
+            assert (
+                bits(o) == bits(o2)
+                and bits(r) == bits(r2)
+                and info
+                == info2
+                == {
+                    "timestep.discount": 1.0,
+                    "timestep.step_type": 1,
+                }
+            )
+            assert (term, trunc) == (False, t == 4) and (term2, trunc2) == (False, False)
+    env = R.cartpole_swingup(time_limit=0.1, max_episode_steps=0)  # 0: none
+    env.reset(seed=1)
+    ends = [env.step([0.0])[3] for _ in range(10)]
+    assert ends == [False] * 9 + [True] and env.timestep.last()
 
 
 @needs_dm

@@ -18,8 +18,10 @@ mapping (shimmy 2.0.1, ``DmControlCompatibilityV0`` and ``utils/dm_env.py``) and
 
 The C task's options are keywords here: ``time_limit`` (seconds), ``control_timestep`` (seconds per step;
 None or the domain's own: the suite's; 0: none, one physics step per step), ``n_sub_steps`` (0/None:
-unset), ``legacy_step``, ``fully_observable`` (manipulator); ``suite_dir`` is accepted and ignored (the C
-side reads the XML from it; dm_control reads its own). A control timestep or sub-step count other than the
+unset), ``legacy_step``, ``fully_observable`` (manipulator), ``max_episode_steps`` (0/None: none; else
+Gymnasium's TimeLimit around Shimmy's env, as ``gymnasium.make(id, max_episode_steps=n)``: truncated once
+``n`` steps were taken since ``reset()``, dm_control's step type and discount unchanged); ``suite_dir`` is
+accepted and ignored (the C side reads the XML from it; dm_control reads its own). A control timestep or sub-step count other than the
 suite's builds dm_control's own ``control.Environment(physics, task, ...)`` around the suite's physics and
 task, since the suite's task functions do not take them.
 
@@ -37,6 +39,7 @@ import functools
 import importlib
 import inspect
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -57,6 +60,14 @@ __all__ = [  # and, made on first use by __getattr__: BENCHMARKING and the facto
 REFERENCE_PREFIX = "mdvec.reference.dm_control:"  # the "reference" metadata of every suite task starts so
 
 
+def _import(name: str) -> Any:
+    """importlib.import_module(name) of a dm_control module; without a display glfw's warning, raised while
+    dm_control.mujoco picks a renderer on its first import, is left out (nothing here renders)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module="glfw")
+        return importlib.import_module(name)
+
+
 def drop_stale_sizes() -> tuple[str, ...]:
     """Drop from dm_control's ``mjbindings.sizes.array_sizes`` the arrays the installed MuJoCo no longer has.
 
@@ -70,7 +81,7 @@ def drop_stale_sizes() -> tuple[str, ...]:
     """
     import mujoco
 
-    sizes = importlib.import_module("dm_control.mujoco.wrapper.mjbindings.sizes")
+    sizes = _import("dm_control.mujoco.wrapper.mjbindings.sizes")
     model = mujoco.MjModel.from_xml_string("<mujoco/>")
     data = mujoco.MjData(model)
     dropped = []
@@ -86,7 +97,14 @@ def drop_stale_sizes() -> tuple[str, ...]:
 def _suite() -> Any:
     """dm_control.suite, imported once the stale sizes are dropped."""
     drop_stale_sizes()
-    return importlib.import_module("dm_control.suite")
+    return _import("dm_control.suite")
+
+
+@functools.cache
+def _control() -> Any:
+    """dm_control.rl.control (Environment, flatten_observation)."""
+    _suite()
+    return _import("dm_control.rl.control")
 
 
 def _benchmarking() -> tuple[tuple[str, str], ...]:
@@ -151,7 +169,7 @@ def obs_layout(observation: collections.abc.Mapping) -> str:
 
 def _flat(observation: collections.abc.Mapping) -> np.ndarray:
     """dm_control's flatten_observation(observation)["observations"], as float64."""
-    control = importlib.import_module("dm_control.rl.control")
+    control = _control()
     flat = control.flatten_observation(observation)[control.FLAT_OBSERVATION_KEY]
     return np.asarray(flat, np.float64)
 
@@ -177,6 +195,7 @@ class DmControlEnv:
         control_timestep: float | None = None,
         n_sub_steps: int | None = None,
         legacy_step: bool = True,
+        max_episode_steps: int | None = None,
         suite_dir: Any = None,  # the C side's; dm_control reads its own XML
         **task_kwargs: Any,
     ) -> None:
@@ -202,7 +221,7 @@ class DmControlEnv:
         if sub is not None and wants_ct:  # control.Environment's rule
             raise ValueError("Both n_sub_steps and control_timestep were supplied.")
         if sub is not None or wants_ct:
-            control = importlib.import_module("dm_control.rl.control")
+            control = _control()
             env = control.Environment(
                 env.physics,
                 env.task,
@@ -227,6 +246,9 @@ class DmControlEnv:
         self.obs_dim = int(_flat(first).size)
         self.observation: collections.OrderedDict | None = None  # the last observation as dm_control gives it
         self.timestep: Any = None  # the last dm_env.TimeStep
+        # gymnasium.make(..., max_episode_steps=n)'s TimeLimit around Shimmy's env (None or 0: none)
+        self.max_episode_steps = None if _is_unset(max_episode_steps) else int(max_episode_steps)  # type: ignore[arg-type]
+        self.elapsed_steps = 0  # TimeLimit's _elapsed_steps: steps since the last reset()
 
     @property
     def np_random(self) -> np.random.RandomState:
@@ -257,6 +279,7 @@ class DmControlEnv:
         del options
         if seed is not None:
             self.np_random = np.random.RandomState(seed=seed)
+        self.elapsed_steps = 0
         obs = self._take(self.env.reset())
         return obs, {"timestep.step_type": int(self.timestep.step_type)}
 
@@ -268,6 +291,9 @@ class DmControlEnv:
         if ts.last():
             truncated = bool(ts.discount > 0)
             terminated = not truncated
+        self.elapsed_steps += 1
+        if self.max_episode_steps is not None and self.elapsed_steps >= self.max_episode_steps:
+            truncated = True  # Gymnasium's TimeLimit
         reward = float(ts.reward or 0)  # Shimmy: timestep.reward or 0
         discount = math.nan if ts.discount is None else float(ts.discount)
         return (
