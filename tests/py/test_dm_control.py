@@ -56,6 +56,7 @@ FULL_LENGTH = ("cartpole-balance", "pendulum-swingup")  # cheap: one episode of 
 OPTION_CASES = (  # where the C task declares the options
     ("cheetah-run", {"n_sub_steps": 2, "legacy_step": False}),
     ("finger-spin", {"control_timestep": 0.04}),
+    ("ball_in_cup-catch", {"control_timestep": 0.0, "n_sub_steps": 3}),
     ("walker-walk", {"legacy_step": False}),
     ("manipulator-bring_ball", {"fully_observable": False}),
     ("cartpole-swingup", {"max_episode_steps": 4}),  # Gymnasium's TimeLimit before dm_control's 10 steps
@@ -333,10 +334,11 @@ def test_step_timing_options() -> None:
     assert R.finger_spin(control_timestep=0.04).n_sub_steps == 4
     assert R.finger_spin(control_timestep=0.02).n_sub_steps == 2
     assert R.finger_spin(control_timestep=0.0).n_sub_steps == 1  # 0: none
-    assert R.finger_spin(n_sub_steps=3).n_sub_steps == 3
+    assert R.finger_spin(n_sub_steps=3, control_timestep=0.0).n_sub_steps == 3
     assert R.finger_spin(n_sub_steps=0).n_sub_steps == 2  # 0: unset
-    with pytest.raises(ValueError, match="Both n_sub_steps and control_timestep"):
-        R.finger_spin(n_sub_steps=3, control_timestep=0.04)
+    for both in ({"control_timestep": 0.04}, {"control_timestep": 0.02}, {}):  # finger's own .02 counts, as in
+        with pytest.raises(ValueError, match="Both n_sub_steps and control_timestep"):  # suite.load(n_sub_steps=)
+            R.finger_spin(n_sub_steps=3, **both)
     with pytest.raises(ValueError):
         R.finger_spin(control_timestep=0.015)  # not a multiple of the timestep (compute_n_steps)
     assert R.cheetah_run(control_timestep=0.0, time_limit=0.05).step_limit == 0.05 / 0.01

@@ -17,8 +17,8 @@ mapping (shimmy 2.0.1, ``DmControlCompatibilityV0`` and ``utils/dm_env.py``) and
   "timestep.step_type"}`` at a step, ``{"timestep.step_type": 0}`` at a reset.
 
 The C task's options are keywords here: ``time_limit`` (seconds), ``control_timestep`` (seconds per step;
-None or the domain's own: the suite's; 0: none, one physics step per step), ``n_sub_steps`` (0/None:
-unset), ``legacy_step``, ``fully_observable`` (manipulator), ``max_episode_steps`` (0/None: none; else
+None: the domain's own, as the suite has it; 0: none), ``n_sub_steps`` (0/None: unset; with a control
+timestep too, dm_control's ValueError: on a domain with its own, pass control_timestep=0), ``legacy_step``, ``fully_observable`` (manipulator), ``max_episode_steps`` (0/None: none; else
 Gymnasium's TimeLimit around Shimmy's env, as ``gymnasium.make(id, max_episode_steps=n)``: truncated once
 ``n`` steps were taken since ``reset()``, dm_control's step type and discount unchanged); ``suite_dir`` is
 accepted and ignored (the C side reads the XML from it; dm_control reads its own). A control timestep or sub-step count other than the
@@ -212,21 +212,24 @@ class DmControlEnv:
             raise TypeError(f"{task_name(domain, task)}: unknown option(s) {unknown}")
         if time_limit is None:
             time_limit = params["time_limit"].default
-        suite_control_timestep = getattr(module, "_CONTROL_TIMESTEP", None)
+        # The control timestep: the suite's own (the domain's _CONTROL_TIMESTEP) unless given; 0 or None: none.
+        suite_ct = getattr(module, "_CONTROL_TIMESTEP", None) or 0.0
+        ct = suite_ct if control_timestep is None else control_timestep
+        sub = None if _is_unset(n_sub_steps) else int(n_sub_steps)  # type: ignore[arg-type]
+        if sub is not None and not _is_unset(ct):  # control.Environment's rule, as suite.load would raise it
+            raise ValueError(
+                f"Both n_sub_steps and control_timestep were supplied ({task_name(domain, task)}'s control_timestep "
+                f"is {ct}; give control_timestep=0 with n_sub_steps)."
+            )
         self.domain, self.task_name = domain, task
         kwargs = dict(task_kwargs, random=seed, time_limit=time_limit)
         env = suite.load(domain, task, task_kwargs=kwargs, environment_kwargs={"legacy_step": bool(legacy_step)})
-        sub = None if _is_unset(n_sub_steps) else int(n_sub_steps)  # type: ignore[arg-type]
-        wants_ct = control_timestep is not None and control_timestep != (suite_control_timestep or 0)
-        if sub is not None and wants_ct:  # control.Environment's rule
-            raise ValueError("Both n_sub_steps and control_timestep were supplied.")
-        if sub is not None or wants_ct:
-            control = _control()
-            env = control.Environment(
+        if sub is not None or ct != suite_ct:  # what the suite's task function cannot take: dm_control's own
+            env = _control().Environment(
                 env.physics,
                 env.task,
                 time_limit=time_limit,
-                control_timestep=None if sub is not None or _is_unset(control_timestep) else control_timestep,
+                control_timestep=None if _is_unset(ct) else ct,
                 n_sub_steps=sub,
                 legacy_step=bool(legacy_step),
             )
