@@ -97,10 +97,10 @@ static const struct {
                                           F(mdvec_spec_t, obs_dtype) F(mdvec_spec_t, act_dim) F(mdvec_spec_t, n_info)
                                             F(mdvec_spec_t, max_episode_steps) F(mdvec_spec_t, nq) F(mdvec_spec_t, nv)
                                               F(mdvec_spec_t, autoreset) F(mdvec_spec_t, model_path) F(mdvec_spec_t, dt)
-                                                F(mdvec_spec_t, reward_kind) S(mdvec_field_t)
-                                                  F(mdvec_field_t, struct_size) F(mdvec_field_t, name)
-                                                    F(mdvec_field_t, dtype) F(mdvec_field_t, when)
-                                                      F(mdvec_field_t, kind)};
+                                                F(mdvec_spec_t, reward_kind) F(mdvec_spec_t, obs_layout) F(
+                                                  mdvec_spec_t, seed_max) S(mdvec_field_t) F(mdvec_field_t, struct_size)
+                                                  F(mdvec_field_t, name) F(mdvec_field_t, dtype) F(mdvec_field_t, when)
+                                                    F(mdvec_field_t, kind)};
 #undef S
 #undef F
 

@@ -383,7 +383,7 @@ void dm_step(void *env, const double *action, int action_dtype, mdv_pcg64 *unuse
   } else if (def->get_termination) {
     last = def->get_termination(e, &discount);
   }
-  *out->reward = reward;
+  *out->reward = reward == 0.0 ? 0.0 : reward; /* Shimmy's `timestep.reward or 0`: -0.0 comes out as 0 */
   *out->terminated = (uint8_t)(last && !(discount > 0));
   int time_limit = e->k->max_episode_steps > 0 && e->step_count >= e->k->max_episode_steps; /* TimeLimit */
   *out->truncated = (uint8_t)((last && discount > 0) || time_limit);
