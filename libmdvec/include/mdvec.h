@@ -127,6 +127,19 @@ typedef double (*mdvec_ddot_fn)(int n, const double *x, int incx, const double *
 /* An ILP64 cblas_ddot (64-bit sizes), as mdvec_ddot_fn. */
 typedef double (*mdvec_ddot64_fn)(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy);
 
+/* A cblas_dgemv (1.4): y = alpha * op(A) x + beta * y for the m x n matrix A, in the BLAS's own order and
+ * rounding; order and trans take CBLAS's enum values (CblasRowMajor 101, CblasColMajor 102, CblasNoTrans
+ * 111, CblasTrans 112). numpy computes np.dot(v, M) (v.dot(M), v @ M) of a 1-d v and a C-contiguous
+ * rows x cols M, both float64 and rows, cols >= 2, as cblas_dgemv(101, 112, rows, cols, 1.0, M, cols, v,
+ * 1, 0.0, y, 1) into a zeroed y, and np.dot(M, v) (M @ v) the same with trans 111 (numpy's
+ * cblas_matrixproduct). Called from the library's worker threads on small matrices, as mdvec_ddot_fn. */
+typedef void (*mdvec_dgemv_fn)(int order, int trans, int m, int n, double alpha, const double *a, int lda,
+                               const double *x, int incx, double beta, double *y, int incy);
+
+/* An ILP64 cblas_dgemv (64-bit sizes: numpy 2's scipy_cblas_dgemv64_), as mdvec_dgemv_fn. */
+typedef void (*mdvec_dgemv64_fn)(int order, int trans, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                                 const double *x, int64_t incx, double beta, double *y, int64_t incy);
+
 typedef struct mdvec_config_ { /* how to build a vector of envs; fill with mdvec_config_default */
   size_t struct_size;          /* sizeof(mdvec_config_t) as compiled by the caller */
   int num_envs;                /* number of environments N (>= 1) */
@@ -161,6 +174,10 @@ typedef struct mdvec_config_ { /* how to build a vector of envs; fill with mdvec
   mdvec_ddot64_fn ddot64; /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot to call; NULL otherwise */
   /* appended in 1.3 (1.0-, 1.1- and 1.2-sized structs are still accepted: this is then NULL) */
   const int *option_kinds; /* (n_options) MDVEC_VALUE_* of each options[k].value; NULL: all MDVEC_VALUE_TEXT */
+  /* appended in 1.4 (1.0- to 1.3-sized structs are still accepted: these are then NULL). numpy's np.dot of a
+     vector and a matrix; NULL, or dot PLAIN or FMA: the built-in arithmetic (PLAIN's with the CBLAS modes) */
+  mdvec_dgemv_fn dgemv;     /* with MDVEC_DOT_CBLAS: the cblas_dgemv to call, or NULL */
+  mdvec_dgemv64_fn dgemv64; /* with MDVEC_DOT_CBLAS64: the ILP64 cblas_dgemv to call, or NULL */
 } mdvec_config_t;
 
 /* Fill cfg with the defaults (one env, built-in default duck, seed 0, autoreset SAME_STEP). The
@@ -169,9 +186,9 @@ typedef struct mdvec_config_ { /* how to build a vector of envs; fill with mdvec
 MDVEC_API void(mdvec_config_default)(mdvec_config_t *cfg);
 #define mdvec_config_default(cfg) mdvec_config_init((cfg), sizeof *(cfg))
 
-/* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size is the 1.0
- * layout's or at least this one's (bytes beyond what this library knows are zeroed). Return MDVEC_OK
- * or MDVEC_ERR_ARG (NULL cfg, another size). mdvec_create accepts the same sizes. */
+/* Fill the first size bytes of cfg with the defaults and set cfg->struct_size = size; size is the 1.0,
+ * 1.1, 1.2 or 1.3 layout's or at least this one's (bytes beyond what this library knows are zeroed).
+ * Return MDVEC_OK or MDVEC_ERR_ARG (NULL cfg, another size). mdvec_create accepts the same sizes. */
 MDVEC_API int mdvec_config_init(mdvec_config_t *cfg, size_t size);
 
 /*---------------------------------- Lifecycle -----------------------------------------------------*/

@@ -30,18 +30,23 @@
 _Static_assert(CONFIG_V1_SIZE % _Alignof(mdvec_config_t) == 0, "the 1.0 config layout ends on a field boundary");
 
 /* sizeof the 1.1 layout: on_error (appended in 1.1) sat where the end padding after n_options was, so
- * the 1.1 struct ended right after it; 1.2 appended dot, ddot and ddot64, 1.3 option_kinds. */
+ * the 1.1 struct ended right after it; 1.2 appended dot, ddot and ddot64, 1.3 option_kinds, 1.4 dgemv and
+ * dgemv64. */
 #define CONFIG_V11_SIZE offsetof(mdvec_config_t, dot)
 _Static_assert(offsetof(mdvec_config_t, on_error) + sizeof(int) == CONFIG_V11_SIZE, "on_error ends the 1.1 layout");
 #define CONFIG_V12_SIZE offsetof(mdvec_config_t, option_kinds)
 _Static_assert(offsetof(mdvec_config_t, ddot64) + sizeof(mdvec_ddot64_fn) == CONFIG_V12_SIZE,
                "ddot64 ends the 1.2 layout");
-_Static_assert(offsetof(mdvec_config_t, option_kinds) + sizeof(const int *) == sizeof(mdvec_config_t),
-               "option_kinds ends the layout");
+#define CONFIG_V13_SIZE offsetof(mdvec_config_t, dgemv)
+_Static_assert(offsetof(mdvec_config_t, option_kinds) + sizeof(const int *) == CONFIG_V13_SIZE,
+               "option_kinds ends the 1.3 layout");
+_Static_assert(offsetof(mdvec_config_t, dgemv64) + sizeof(mdvec_dgemv64_fn) == sizeof(mdvec_config_t),
+               "dgemv64 ends the layout");
 
 /* Return nonzero when size is one of the layouts this library reads (the caller's struct_size). */
 static int known_config_size(size_t size) {
-  return size == CONFIG_V1_SIZE || size == CONFIG_V11_SIZE || size == CONFIG_V12_SIZE || size >= sizeof(mdvec_config_t);
+  return size == CONFIG_V1_SIZE || size == CONFIG_V11_SIZE || size == CONFIG_V12_SIZE || size == CONFIG_V13_SIZE ||
+         size >= sizeof(mdvec_config_t);
 }
 
 #define ENV_ALIGN 64 /* env states start on their own cache lines */
@@ -256,9 +261,9 @@ static int config_copy(const mdvec_config_t *in, mdvec_config_t *out, char *err,
   size_t size = in->struct_size;
   if (!known_config_size(size)) {
     snprintf(err, n,
-             "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0), %zu (1.1), %zu (1.2) or at least %zu "
-             "(fill cfg with mdvec_config_default)",
-             size, CONFIG_V1_SIZE, CONFIG_V11_SIZE, CONFIG_V12_SIZE, sizeof *out);
+             "mdvec_create: cfg->struct_size is %zu, expected %zu (1.0), %zu (1.1), %zu (1.2), %zu (1.3) or at "
+             "least %zu (fill cfg with mdvec_config_default)",
+             size, CONFIG_V1_SIZE, CONFIG_V11_SIZE, CONFIG_V12_SIZE, CONFIG_V13_SIZE, sizeof *out);
     return -1;
   }
   const unsigned char *bytes = (const unsigned char *)in;
@@ -457,7 +462,7 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
                  : cfg.autoreset == MDVEC_AUTORESET_NEXT_STEP ? MDVEC_AUTORESET_NEXT_STEP
                                                               : MDVEC_AUTORESET_SAME_STEP; /* v1: nonzero */
   h->on_error = cfg.on_error;
-  h->dot = (mdv_dot){cfg.dot, cfg.ddot, cfg.ddot64};
+  h->dot = (mdv_dot){cfg.dot, cfg.ddot, cfg.ddot64, cfg.dgemv, cfg.dgemv64};
   int code = MDVEC_OK;
   h->opts = calloc((size_t)(task->n_options > 0 ? task->n_options : 1), sizeof *h->opts);
   if (!h->opts) {

@@ -139,3 +139,56 @@ double mdv_np_dot(const mdv_dot *dot, const double *x, const double *y, int n) {
 double mdv_np_norm(const mdv_dot *dot, const double *x, int n) {
   return sqrt(mdv_np_dot(dot, x, x, n));
 }
+
+#define MDV_CBLAS_ROW_MAJOR 101 /* CBLAS_ORDER CblasRowMajor */
+#define MDV_CBLAS_NO_TRANS  111 /* CBLAS_TRANSPOSE CblasNoTrans */
+#define MDV_CBLAS_TRANS     112 /* CBLAS_TRANSPOSE CblasTrans */
+
+/* Call numpy's dgemv as cblas_matrixproduct does (row-major M, lda cols, unit strides, alpha 1.0, beta 0.0,
+   out zeroed first as numpy's memset of its result); return 0 when dot has no dgemv for its mode. */
+static int blas_gemv(const mdv_dot *dot, int trans, const double *M, const double *x, int rows, int cols, double *out,
+                     int n_out) {
+  for (int k = 0; k < n_out; k++) out[k] = 0.0;
+  if (dot->mode == MDVEC_DOT_CBLAS && dot->dgemv) {
+    dot->dgemv(MDV_CBLAS_ROW_MAJOR, trans, rows, cols, 1.0, M, cols, x, 1, 0.0, out, 1);
+    return 1;
+  }
+  if (dot->mode == MDVEC_DOT_CBLAS64 && dot->dgemv64) {
+    dot->dgemv64(MDV_CBLAS_ROW_MAJOR, trans, rows, cols, 1.0, M, cols, x, 1, 0.0, out, 1);
+    return 1;
+  }
+  return 0;
+}
+
+void mdv_np_vecmat(const mdv_dot *dot, const double *v, const double *M, int rows, int cols, double *out) {
+  if (cols == 1) { /* M is a column: numpy's dotfunc, 0.0 + ddot(v, M[:, 0]) */
+    out[0] = mdv_np_dot(dot, v, M, rows);
+    return;
+  }
+  if (blas_gemv(dot, MDV_CBLAS_TRANS, M, v, rows, cols, out, cols)) return;
+  for (int k = 0; k < cols; k++) {
+    double sum = 0.0;
+    if (dot->mode == MDVEC_DOT_FMA)
+      for (int i = 0; i < rows; i++) sum = fma(v[i], M[i * cols + k], sum);
+    else
+      for (int i = 0; i < rows; i++) sum += v[i] * M[i * cols + k];
+    out[k] = sum;
+  }
+}
+
+void mdv_np_matvec(const mdv_dot *dot, const double *M, const double *v, int rows, int cols, double *out) {
+  if (rows == 1) { /* M is a row: numpy's dotfunc, 0.0 + ddot(M[0], v) */
+    out[0] = mdv_np_dot(dot, M, v, cols);
+    return;
+  }
+  if (blas_gemv(dot, MDV_CBLAS_NO_TRANS, M, v, rows, cols, out, rows)) return;
+  for (int r = 0; r < rows; r++) {
+    const double *row = M + (size_t)r * cols;
+    double sum = 0.0;
+    if (dot->mode == MDVEC_DOT_FMA)
+      for (int j = 0; j < cols; j++) sum = fma(row[j], v[j], sum);
+    else
+      for (int j = 0; j < cols; j++) sum += row[j] * v[j];
+    out[r] = sum;
+  }
+}

@@ -18,10 +18,12 @@
 extern "C" {
 #endif
 
-typedef struct mdv_dot_ { /* numpy's float64 dot on this machine: cfg.dot and its function */
-  int mode;               /* MDVEC_DOT_* */
-  mdvec_ddot_fn ddot;     /* MDVEC_DOT_CBLAS: the cblas_ddot */
-  mdvec_ddot64_fn ddot64; /* MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot */
+typedef struct mdv_dot_ {   /* numpy's float64 dot on this machine: cfg.dot and its functions */
+  int mode;                 /* MDVEC_DOT_* */
+  mdvec_ddot_fn ddot;       /* MDVEC_DOT_CBLAS: the cblas_ddot */
+  mdvec_ddot64_fn ddot64;   /* MDVEC_DOT_CBLAS64: the ILP64 cblas_ddot */
+  mdvec_dgemv_fn dgemv;     /* MDVEC_DOT_CBLAS: the cblas_dgemv, or NULL: PLAIN's arithmetic */
+  mdvec_dgemv64_fn dgemv64; /* MDVEC_DOT_CBLAS64: the ILP64 cblas_dgemv, or NULL: PLAIN's arithmetic */
 } mdv_dot;
 
 /* Return x.dot(y) for contiguous float64 vectors of 0 <= n < 16 elements as numpy computes it
@@ -32,6 +34,27 @@ double mdv_np_dot(const mdv_dot *dot, const double *x, const double *y, int n);
 /* Return np.linalg.norm(x) (ord None or 2) of a contiguous 1-d float64 vector of 0 <= n < 16 elements:
    sqrt(x.dot(x)) with x.dot as mdv_np_dot. */
 double mdv_np_norm(const mdv_dot *dot, const double *x, int n);
+
+/* Write np.dot(v, M) (also v.dot(M), v @ M) to out[cols], for a float64 vector v of rows elements and a
+   C-contiguous float64 rows x cols matrix M, rows >= 2, cols >= 1 (rows 1 is numpy's scalar case, daxpy:
+   not covered). numpy's cblas_matrixproduct: cols 1 is a dot, out[0] = mdv_np_dot(dot, v, M, rows); else
+   cblas_dgemv(CblasRowMajor, CblasTrans, rows, cols, 1.0, M, cols, v, 1, 0.0, out, 1) into a zeroed out,
+   which CBLAS and CBLAS64 call (dot->dgemv / dgemv64; NULL: PLAIN's arithmetic). The built-in arithmetic:
+   PLAIN out[k] = sum of v[i] * M[i][k] left to right from 0.0, FMA the same with fma(). PLAIN equals
+   numpy 2.4.6 / scipy-openblas 0.3.31 for rows <= 3 under OPENBLAS_CORETYPE Haswell, Zen, Sandybridge,
+   Nehalem and Prescott (rows 4: Sandybridge, Nehalem, Prescott only); FMA (the AVX-512 kernels) is not
+   measured. */
+void mdv_np_vecmat(const mdv_dot *dot, const double *v, const double *M, int rows, int cols, double *out);
+
+/* Write np.dot(M, v) (also M.dot(v), M @ v) to out[rows], for a C-contiguous float64 rows x cols matrix M
+   and a float64 vector v of cols elements, rows >= 1, cols >= 2 (cols 1 is numpy's scalar case: not
+   covered). numpy's cblas_matrixproduct: rows 1 is a dot, out[0] = mdv_np_dot(dot, M, v, cols); else
+   cblas_dgemv(CblasRowMajor, CblasNoTrans, rows, cols, 1.0, M, cols, v, 1, 0.0, out, 1) into a zeroed out,
+   called as in mdv_np_vecmat. The built-in arithmetic: PLAIN out[r] = sum of M[r][j] * v[j] left to right
+   from 0.0, FMA the same with fma(). PLAIN equals numpy for cols <= 3 under OPENBLAS_CORETYPE Sandybridge,
+   Nehalem and Prescott only: the Haswell kernel (Haswell, Zen) computes fma(M[r][2], v[2], fma(M[r][0],
+   v[0], M[r][1] * v[1])) there (its C compiled with FMA contraction), which neither PLAIN nor FMA is. */
+void mdv_np_matvec(const mdv_dot *dot, const double *M, const double *v, int rows, int cols, double *out);
 
 /* Return np.sum(x) for a contiguous float64 array of n >= 0 elements: 0.0 (the add identity)
    plus numpy's pairwise sum of all n (blocks of <= 128 summed in 8 accumulators, < 8 summed

@@ -116,6 +116,8 @@ class Config(ctypes.Structure):
         ("ddot", c_void_p),
         ("ddot64", c_void_p),  # 1.2 (function pointers by address)
         ("option_kinds", POINTER(c_int)),  # 1.3: MDVEC_VALUE_* per option (NULL: all text)
+        ("dgemv", c_void_p),
+        ("dgemv64", c_void_p),  # 1.4: numpy's cblas_dgemv for np.dot of a vector and a matrix (by address)
     ]
 
 

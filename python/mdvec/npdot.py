@@ -14,6 +14,14 @@ check fails (another BLAS, numpy without BLAS), it falls back to the built-in ar
 that matched numpy on every probe vector, and marks the choice as not proven: :func:`numpy_dot` then
 warns once (:class:`NumpyDotWarning`) and ``python -m mdvec contract`` reports the values of the tasks
 that use the dot as NOT PROVEN instead of passing them.
+
+The same holds for ``np.dot(v, M)`` and ``np.dot(M, v)`` of a 1-d ``v`` and a C-contiguous 2-d ``M``
+(the Control Suite's ``.dot(xmat.reshape(3, 3))``): numpy computes them through its BLAS ``dgemv``
+(cblas_matrixproduct: row-major, ``CblasTrans`` for ``v.M``, ``CblasNoTrans`` for ``M.v``, lda the column
+count, alpha 1.0, beta 0.0, into a zeroed result), whose kernels also round differently. The ``dgemv``
+beside the ``ddot`` is found and checked on probe matrices too, and handed over as ``cfg.dgemv64`` (or
+``cfg.dgemv``); without it (none found, or it differs from ``np.dot``) the dot is NOT PROVEN and libmdvec
+computes those products with its built-in plain arithmetic.
 """
 
 from __future__ import annotations
@@ -45,6 +53,10 @@ _CORENAME = {
 
 PROBE_LENGTHS = (1, 2, 3, 4, 7, 15)  # the tasks need 2 and 3; the C library calls ddot below 16 elements
 PROBE_VECTORS = 500  # per length; ~8% of random 2-vectors tell FMA from plain
+# (rows, cols) of the probe matrices for dgemv, each as np.dot(v, M) and np.dot(M, v): the tasks need 3 x 3
+PROBE_SHAPES = ((2, 2), (3, 3), (2, 3), (3, 2), (3, 4), (4, 3), (4, 4), (6, 5))
+PROBE_MATRICES = 100  # per shape
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # CBLAS_ORDER / CBLAS_TRANSPOSE values
 
 
 class NumpyDotWarning(UserWarning):
@@ -63,6 +75,7 @@ class NumpyDot:
     kernel: str  #: the OpenBLAS kernel set in use (its corename), "" when unknown
     forced: str  #: OPENBLAS_CORETYPE as set in the environment, "" when unset
     arithmetic: str  #: the built-in arithmetic that matched ndarray.dot: plain, fma, neither ("" unchecked)
+    gemv_address: int = 0  #: numpy's dgemv (cfg.dgemv / dgemv64 with mode CBLAS / CBLAS64), 0: none proven
 
     @property
     def mode_name(self) -> str:
@@ -74,7 +87,7 @@ class NumpyDot:
         kernel = f"OpenBLAS kernel {self.kernel}" if self.kernel else "kernel unknown"
         if self.forced:
             kernel += f" (OPENBLAS_CORETYPE={self.forced})"
-        proof = "numpy's own ddot, exact by construction" if self.proven else "NOT PROVEN: " + self.source
+        proof = "numpy's own ddot and dgemv, exact by construction" if self.proven else "NOT PROVEN: " + self.source
         arithmetic = f"; matches the built-in {self.arithmetic} arithmetic" if self.arithmetic else ""
         return f"numpy dot: {self.mode_name} ({proof}); {kernel}{arithmetic}; BLAS {self.blas}"
 
@@ -106,6 +119,50 @@ def _probe_vectors() -> list[np.ndarray]:
         x = rng.standard_normal((PROBE_VECTORS, 2, n)) * 10.0 ** rng.uniform(-6, 6, (PROBE_VECTORS, 2, 1))
         out += [np.ascontiguousarray(v) for v in x]
     return out
+
+
+def _probe_matrices() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Deterministic probe (M, v, w) for np.dot(v, M) and np.dot(M, w): each shape in PROBE_SHAPES, half
+    of them with magnitudes over 12 decades, half standard normal (rotation matrices' range)."""
+    rng = np.random.default_rng(20261202)
+    out = []
+    for rows, cols in PROBE_SHAPES:
+        for k in range(PROBE_MATRICES):
+            M, v, w = rng.standard_normal((rows, cols)), rng.standard_normal(rows), rng.standard_normal(cols)
+            if k % 2:
+                M, v, w = (a * 10.0 ** rng.uniform(-6, 6, a.shape) for a in (M, v, w))
+            out.append((np.ascontiguousarray(M), np.ascontiguousarray(v), np.ascontiguousarray(w)))
+    return out
+
+
+def _gemv_differs(fn: Callable[..., None], bad: str) -> str:
+    """Call fn (a cblas_dgemv) as numpy's cblas_matrixproduct does on every probe matrix; return "" when
+    each result equals np.dot bit for bit, else what differed (bad names the function)."""
+    for M, v, w in _probe_matrices():
+        rows, cols = M.shape
+        for trans, x, want in ((_TRANS, v, np.dot(v, M)), (_NO_TRANS, w, np.dot(M, w))):
+            got = np.zeros(want.shape[0])  # numpy zeroes its result before the call
+            fn(_ROW_MAJOR, trans, rows, cols, 1.0, M.ctypes.data, cols, x.ctypes.data, 1, 0.0, got.ctypes.data, 1)
+            if got.view(np.uint64).tolist() != want.view(np.uint64).tolist():
+                what = "np.dot(v, M)" if trans == _TRANS else "np.dot(M, v)"
+                return f"{bad} differs from {what} on probe matrix {M.tolist()!r}, vector {x.tolist()!r}"
+    return ""
+
+
+def _gemv(core: ctypes.CDLL, symbol: str, is64: bool) -> tuple[int, str]:
+    """Return (address, "") of numpy's dgemv beside its ddot `symbol`, checked against np.dot on the probe
+    matrices, or (0, why not)."""
+    name = symbol.replace("ddot", "dgemv")
+    try:
+        fn = getattr(core, name)
+    except AttributeError:
+        return 0, f"no {name} beside {symbol} in numpy's libraries"
+    size = ctypes.c_int64 if is64 else ctypes.c_int
+    fn.restype = None
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, size, size, ctypes.c_double, ctypes.c_void_p, size, ctypes.c_void_p]
+    fn.argtypes += [size, ctypes.c_double, ctypes.c_void_p, size]
+    why = _gemv_differs(fn, name)
+    return (0, why) if why else (ctypes.cast(fn, ctypes.c_void_p).value or 0, "")
 
 
 def _plain(x: np.ndarray, y: np.ndarray) -> float:
@@ -186,16 +243,33 @@ def numpy_dot() -> NumpyDot:
         )
         if bad is None:
             address = ctypes.cast(fn, ctypes.c_void_p).value or 0
-            return NumpyDot(
+            gemv_address, gemv_why = _gemv(core, symbol, is64)
+            where = f"{os.path.basename(_core_extension())}'s libraries"
+            gemv_name = symbol.replace("ddot", "dgemv")
+            source = f"{symbol} and {gemv_name} in {where}"
+            if not gemv_address:  # numpy's ddot still serves np.linalg.norm; the vector-matrix .dot is built in
+                source = (
+                    f"{symbol} in {where}, but {gemv_why}; using the built-in plain arithmetic for np.dot of "
+                    "a vector and a matrix, whose values may differ in the last bit"
+                )
+            result = NumpyDot(
                 DOT_CBLAS64 if is64 else DOT_CBLAS,
                 address,
-                True,
-                f"{symbol} in {os.path.basename(_core_extension())}'s libraries",
+                bool(gemv_address),
+                source,
                 _blas_config(),
                 kernel,
                 forced,
                 "",
+                gemv_address,
             )
+            if not gemv_address:
+                warnings.warn(
+                    f"mdvec: equality with numpy is not proven for tasks that use np.dot: {source}",
+                    NumpyDotWarning,
+                    stacklevel=2,
+                )
+            return result
         why = f"{symbol} found but it differs from ndarray.dot on probe vector {bad[0].tolist()!r}"
     found = arithmetic()
     mode = DOT_FMA if found == "fma" else DOT_PLAIN

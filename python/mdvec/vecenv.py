@@ -604,6 +604,11 @@ class _Handle:
                 c.ddot64 = self.numpy_dot.address
             elif self.numpy_dot.mode == DOT_CBLAS:
                 c.ddot = self.numpy_dot.address
+            if L.mdvec_version() // 100 % 100 >= 4:  # 1.4's dgemv (a 1.3 library refuses fields it lacks)
+                if self.numpy_dot.mode == DOT_CBLAS64:
+                    c.dgemv64 = self.numpy_dot.gemv_address
+                elif self.numpy_dot.mode == DOT_CBLAS:
+                    c.dgemv = self.numpy_dot.gemv_address
         err = ctypes.create_string_buffer(2048)
         handle = ctypes.c_void_p()
         code = L.mdvec_create(ctypes.byref(handle), ctypes.byref(c), err, len(err))

@@ -275,11 +275,89 @@ static void test_config_1_2_layout(void) {
   free(bytes);
 }
 
+/* A 1.3 caller's config (it ends after option_kinds) is accepted: dgemv and dgemv64 (1.4) then count as NULL. */
+static void test_config_1_3_layout(void) {
+  const size_t v13 = offsetof(mdvec_config_t, dgemv);
+  CHECK(v13 == offsetof(mdvec_config_t, option_kinds) + sizeof(const int *) && v13 < sizeof(mdvec_config_t));
+  unsigned char *bytes = malloc(v13); /* exactly the 1.3 struct: a read of dgemv is an ASan report */
+  mdvec_config_t *cfg = (mdvec_config_t *)bytes;
+  size_t size = 0;
+  CHECK(bytes && mdvec_config_init(cfg, v13) == MDVEC_OK && memcpy(&size, bytes, sizeof size) && size == v13);
+  CHECK(mdvec_config_init(cfg, v13 + 8) == MDVEC_ERR_ARG); /* between two layouts */
+  mdvec_t *h = NULL;
+  char err[512] = "";
+  int code = bytes ? mdvec_create(&h, cfg, err, sizeof err) : MDVEC_ERR_NOMEM;
+  CHECK_THAT(WHAT("create with the 1.3 layout (%s)", err), code == MDVEC_OK && h);
+  mdvec_destroy(h);
+  free(bytes);
+}
+
+/* cfg.ddot64 and cfg.dgemv64 for the CBLAS64 mode: left-to-right sums from 0.0 (PLAIN's), the dgemv
+ * counting its calls; row-major only, as numpy calls it. */
+static int g_dgemv_calls;
+static double plain_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i * incx] * y[i * incy];
+  return s;
+}
+static void plain_dgemv64(int order, int trans, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                          const double *x, int64_t incx, double beta, double *y, int64_t incy) {
+  __atomic_fetch_add(&g_dgemv_calls, 1, __ATOMIC_RELAXED);
+  if (order != 101 || alpha != 1.0 || beta != 0.0 || incx != 1 || incy != 1) return; /* y stays 0: a failure */
+  if (trans == 112) /* y = A^T x: y[k] = sum over i of x[i] * a[i][k] */
+    for (int64_t k = 0; k < n; k++) y[k] = plain_ddot64(m, x, 1, a + k, lda);
+  else
+    for (int64_t r = 0; r < m; r++) y[r] = plain_ddot64(n, a + r * lda, 1, x, 1);
+}
+
+/* The Control Suite tasks with a vector-matrix .dot (fish-swim, humanoid-walk) call cfg.dgemv64 in the
+ * CBLAS64 mode, and equal the PLAIN mode when it computes PLAIN's sums. */
+static void test_dgemv_is_numpys(void) {
+  const char *suite = getenv("MDVEC_DM_SUITE");
+  if (!suite || !suite[0]) {
+    printf("test_dgemv_is_numpys: skipped, MDVEC_DM_SUITE is unset (dm_control not installed)\n");
+    return;
+  }
+  const char *tasks[] = {"fish-swim", "humanoid-walk"};
+  for (int t = 0; t < 2; t++) {
+    mdvec_t *h[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+      mdvec_option_t opt = {"suite_dir", suite};
+      mdvec_config_t cfg;
+      mdvec_config_default(&cfg);
+      cfg.task = tasks[t], cfg.options = &opt, cfg.n_options = 1, cfg.num_envs = 2, cfg.seed = 7;
+      if (k) cfg.dot = MDVEC_DOT_CBLAS64, cfg.ddot64 = plain_ddot64, cfg.dgemv64 = plain_dgemv64;
+      char err[512] = "";
+      CHECK_THAT(WHAT("create %s (%s)", tasks[t], err), mdvec_create(&h[k], &cfg, err, sizeof err) == MDVEC_OK);
+    }
+    if (!h[0] || !h[1]) continue;
+    mdvec_dims_t dims = {.struct_size = sizeof dims};
+    mdvec_spec_t sp = {.struct_size = sizeof sp};
+    CHECK(mdvec_dims(h[0], &dims) == MDVEC_OK && mdvec_spec(h[0], &sp) == MDVEC_OK && sp.obs_dtype == MDVEC_DTYPE_F64);
+    g_dgemv_calls = 0;
+    double actions[2 * 32] = {0};
+    int equal = 1;
+    for (int step = 0; step < 20; step++) {
+      for (int k = 0; k < 2; k++) {
+        for (int a = 0; a < 2 * dims.nu && a < 64; a++) actions[a] = ((step * 7 + a * 3) % 11 - 5) / 5.0;
+        CHECK(step ? mdvec_step(h[k], actions) == MDVEC_OK : mdvec_reset(h[k]) == MDVEC_OK);
+      }
+      equal &= !memcmp(mdvec_obs_data(h[0]), mdvec_obs_data(h[1]), sizeof(double) * 2 * (size_t)dims.obs_dim);
+    }
+    CHECK_THAT(WHAT("%s calls cfg.dgemv64 (%d calls)", tasks[t], g_dgemv_calls), g_dgemv_calls > 0);
+    CHECK_THAT(WHAT("%s: the CBLAS64 mode with PLAIN's functions equals PLAIN", tasks[t]), equal);
+    mdvec_destroy(h[0]);
+    mdvec_destroy(h[1]);
+  }
+}
+
 int main(void) {
   test_meta_keys();
   test_duck_spec_and_kinds();
   test_gym_kinds();
   test_index_option_kinds();
   test_config_1_2_layout();
+  test_config_1_3_layout();
+  test_dgemv_is_numpys();
   return check_summary("test_api_v13");
 }

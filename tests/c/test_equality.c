@@ -170,7 +170,7 @@ static void test_dr_restore_and_isolation(void) {
   void *shared = NULL;
   mdv_spec spec = {0};
   CHECK(t->n_options <= 32 && mdv_options_resolve(t, &cfg, NULL, NULL, 0, opts, err, sizeof err) == MDVEC_OK);
-  const mdv_dot plain = {MDVEC_DOT_PLAIN, NULL, NULL};
+  const mdv_dot plain = {.mode = MDVEC_DOT_PLAIN};
   CHECK(t->create(&shared, opts, &plain, &spec, err, sizeof err) == MDVEC_OK);
   if (!shared) return;
   const mdv_duck_shared *sh = shared;

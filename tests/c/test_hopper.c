@@ -89,7 +89,7 @@ static int open_env(one_env *o, char *err, size_t n, ...) {
   memset(o, 0, sizeof *o);
   int rc = mdv_options_resolve(t, NULL, given, NULL, n_given, o->values, err, n);
   if (rc != MDVEC_OK) return rc;
-  const mdv_dot plain = {MDVEC_DOT_PLAIN, NULL, NULL};
+  const mdv_dot plain = {.mode = MDVEC_DOT_PLAIN};
   rc = t->create(&o->shared, o->values, &plain, &o->spec, err, n);
   if (rc != MDVEC_OK) {
     mdv_options_free(t, o->values);

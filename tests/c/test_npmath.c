@@ -1,9 +1,10 @@
-/* test_npmath.c: libmdvec/src/npmath.c against numpy / Python results (rng_fixtures.h).
+/* test_npmath.c: libmdvec/src/npmath.c against numpy / Python results (rng_fixtures.h, gemv_fixtures.h).
  *
  * Plain C, no framework; every comparison is on bit patterns. Regenerate the fixtures with
- * tests/c/gen_rng_fixtures.py. Exits non-zero if any check fails.
+ * tests/c/gen_rng_fixtures.py and tests/c/gen_gemv_fixtures.py. Exits non-zero if any check fails.
  */
 #include "npmath.h"
+#include "gemv_fixtures.h"
 #include "rng_fixtures.h"
 
 #include <inttypes.h>
@@ -132,7 +133,7 @@ static void test_dot(void) {
   double x2[2], y2[2], x3[3], y3[3];
   for (int i = 0; i < 2; i++) x2[i] = dbl(DOT_X2[i]), y2[i] = dbl(DOT_Y2[i]);
   for (int i = 0; i < 3; i++) x3[i] = dbl(DOT_X3[i]), y3[i] = dbl(DOT_Y3[i]);
-  mdv_dot plain = {MDVEC_DOT_PLAIN, NULL, NULL}, fused = {MDVEC_DOT_FMA, NULL, NULL};
+  mdv_dot plain = {.mode = MDVEC_DOT_PLAIN}, fused = {.mode = MDVEC_DOT_FMA};
   CHECK(bits(mdv_np_dot(&plain, x2, y2, 2)) == 0xbfee9badd8ecbfc7ULL);
   CHECK(bits(mdv_np_dot(&fused, x2, y2, 2)) == 0xbfee9badd8ecbfc8ULL);
   CHECK(bits(mdv_np_dot(&plain, x3, y3, 3)) == 0x3fe0fd4a21110f79ULL);
@@ -143,11 +144,139 @@ static void test_dot(void) {
   double three_four[2] = {3.0, 4.0};
   CHECK(mdv_np_norm(&plain, three_four, 2) == 5.0 && mdv_np_norm(&fused, three_four, 2) == 5.0);
 
-  mdv_dot cb = {MDVEC_DOT_CBLAS, fake_ddot, NULL}, cb64 = {MDVEC_DOT_CBLAS64, NULL, fake_ddot64};
+  mdv_dot cb = {.mode = MDVEC_DOT_CBLAS, .ddot = fake_ddot}, cb64 = {.mode = MDVEC_DOT_CBLAS64, .ddot64 = fake_ddot64};
   g_calls = 0;
   CHECK(bits(mdv_np_dot(&cb, x3, y3, 3)) == 0); /* the BLAS's -0.0, plus numpy's 0.0 */
   CHECK(g_calls == 1 && g_n == 3 && g_incx == 1 && g_incy == 1 && g_x == x3 && g_y == y3);
   CHECK(mdv_np_norm(&cb64, x2, 2) == sqrt(0.5) && g_calls == 2 && g_n == 2 && g_x == x2 && g_y == x2);
+}
+
+/*---------------------------------- np.dot of a vector and a matrix (mdv_np_vecmat, _matvec) ------------*/
+
+/* A cblas_ddot64 that sums left to right from 0.0 (PLAIN's ddot), for the CBLAS64 mode without a dgemv. */
+static double plain_ddot64(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy) {
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i * incx] * y[i * incy];
+  return s;
+}
+
+/* The last call of a fake dgemv: its arguments, and whether y was all +0.0 when it came. */
+static struct {
+  int calls, order, trans, zeroed;
+  int64_t m, n, lda, incx, incy;
+  double alpha, beta;
+  const double *a, *x;
+  double *y;
+} g_gemv;
+
+static void record_gemv(int order, int trans, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                        const double *x, int64_t incx, double beta, double *y, int64_t incy) {
+  g_gemv.calls++;
+  g_gemv.order = order, g_gemv.trans = trans, g_gemv.m = m, g_gemv.n = n, g_gemv.alpha = alpha, g_gemv.a = a;
+  g_gemv.lda = lda, g_gemv.x = x, g_gemv.incx = incx, g_gemv.beta = beta, g_gemv.y = y, g_gemv.incy = incy;
+  int64_t len = trans == 112 ? n : m; /* row-major: y has n elements with CblasTrans, m without */
+  g_gemv.zeroed = 1;
+  for (int64_t k = 0; k < len; k++) {
+    if (bits(y[k])) g_gemv.zeroed = 0;
+    y[k] = -1.5 - (double)k; /* what the BLAS wrote: the result, whatever the arithmetic */
+  }
+}
+
+static void fake_dgemv(int order, int trans, int m, int n, double alpha, const double *a, int lda, const double *x,
+                       int incx, double beta, double *y, int incy) {
+  record_gemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+static void fake_dgemv64(int order, int trans, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                         const double *x, int64_t incx, double beta, double *y, int64_t incy) {
+  record_gemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+  g_gemv.calls += 100; /* tell the ILP64 function from the other */
+}
+
+/* Every case of gemv_fixtures.h in PLAIN, FMA, and CBLAS64 without a dgemv (PLAIN's arithmetic). */
+static void test_gemv_fixtures(void) {
+  static double pool[FXG_POOL];
+  const mdv_dot plain = {.mode = MDVEC_DOT_PLAIN}, fused = {.mode = MDVEC_DOT_FMA};
+  const mdv_dot no_gemv = {.mode = MDVEC_DOT_CBLAS64, .ddot64 = plain_ddot64};
+  long value = 0, cases = 0, bad_plain = 0, bad_fma = 0, bad_no_gemv = 0;
+  for (int kind = 0; kind < FXG_KINDS; kind++) {
+    make_array(kind, FXG_POOL, pool);
+    int at = 0;
+    for (int vm = 1; vm >= 0; vm--) {
+      for (int s = 0; s < FXG_N_SHAPES; s++) {
+        int rows = vm ? fxg_vecmat[s][0] : fxg_matvec[s][0], cols = vm ? fxg_vecmat[s][1] : fxg_matvec[s][1];
+        int n_out = vm ? cols : rows;
+        for (int c = 0; c < FXG_CASES; c++, cases++) {
+          const double *M = pool + at, *v = M + rows * cols;
+          at += rows * cols + (vm ? rows : cols);
+          double out[3][8];
+          const mdv_dot *dots[3] = {&plain, &fused, &no_gemv};
+          for (int d = 0; d < 3; d++) {
+            if (vm)
+              mdv_np_vecmat(dots[d], v, M, rows, cols, out[d]);
+            else
+              mdv_np_matvec(dots[d], M, v, rows, cols, out[d]);
+          }
+          for (int k = 0; k < n_out; k++, value++) {
+            const char *what =
+              WHAT("kind %d %s %dx%d case %d out[%d]", kind, vm ? "np.dot(v, M)" : "np.dot(M, v)", rows, cols, c, k);
+            bad_plain += bits(out[0][k]) != fxg_plain[value];
+            bad_fma += bits(out[1][k]) != fxg_fma[value];
+            bad_no_gemv += bits(out[2][k]) != fxg_plain[value];
+            if (bits(out[0][k]) != fxg_plain[value]) CHECK_U64(what, bits(out[0][k]), fxg_plain[value]);
+            if (bits(out[1][k]) != fxg_fma[value]) CHECK_U64(what, bits(out[1][k]), fxg_fma[value]);
+          }
+        }
+      }
+    }
+    CHECK(at <= FXG_POOL);
+  }
+  CHECK(value == FXG_N_VALUES);
+  CHECK_THAT("every PLAIN value equals numpy's", bad_plain == 0);
+  CHECK_THAT("every FMA value equals the fused sum", bad_fma == 0);
+  CHECK_THAT("CBLAS64 without a dgemv is PLAIN", bad_no_gemv == 0);
+  printf("np.dot(v, M) / np.dot(M, v): %ld cases, %ld values; %ld PLAIN, %ld FMA, %ld no-dgemv differ\n", cases, value,
+         bad_plain, bad_fma, bad_no_gemv);
+}
+
+/* The CBLAS modes call the dgemv as numpy's cblas_matrixproduct: row-major M, lda cols, alpha 1.0, beta 0.0,
+ * unit strides, into a zeroed out; a column or row M is a ddot instead. */
+static void test_gemv_calls(void) {
+  const double M[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, v[4] = {0.5, -1, 2, 0.25};
+  double out[4] = {7, 7, 7, 7};
+  const mdv_dot cb = {.mode = MDVEC_DOT_CBLAS, .ddot = fake_ddot, .dgemv = fake_dgemv};
+  const mdv_dot cb64 = {.mode = MDVEC_DOT_CBLAS64, .ddot64 = fake_ddot64, .dgemv64 = fake_dgemv64};
+  memset(&g_gemv, 0, sizeof g_gemv);
+  mdv_np_vecmat(&cb, v, M, 3, 4, out); /* np.dot(v[:3], M.reshape(3, 4)) */
+  CHECK(g_gemv.calls == 1 && g_gemv.order == 101 && g_gemv.trans == 112 && g_gemv.m == 3 && g_gemv.n == 4);
+  CHECK(g_gemv.alpha == 1.0 && g_gemv.a == M && g_gemv.lda == 4 && g_gemv.x == v && g_gemv.incx == 1);
+  CHECK(bits(g_gemv.beta) == 0 && g_gemv.y == out && g_gemv.incy == 1 && g_gemv.zeroed);
+  CHECK(out[0] == -1.5 && out[3] == -4.5); /* the BLAS's values, as they are */
+
+  for (int k = 0; k < 4; k++) out[k] = -0.0;
+  mdv_np_matvec(&cb64, M, v, 3, 4, out); /* np.dot(M.reshape(3, 4), v) */
+  CHECK(g_gemv.calls == 102 && g_gemv.order == 101 && g_gemv.trans == 111 && g_gemv.m == 3 && g_gemv.n == 4);
+  CHECK(g_gemv.alpha == 1.0 && g_gemv.a == M && g_gemv.lda == 4 && g_gemv.x == v && g_gemv.incx == 1);
+  CHECK(bits(g_gemv.beta) == 0 && g_gemv.y == out && g_gemv.incy == 1 && g_gemv.zeroed);
+  CHECK(out[0] == -1.5 && out[2] == -3.5 && bits(out[3]) == bits(-0.0)); /* out[rows] only */
+
+  /* np.dot(v, M) of a column M (rows x 1) and np.dot(M, v) of a row M (1 x cols): numpy's ddot, no dgemv */
+  g_calls = 0;
+  mdv_np_vecmat(&cb, v, M, 3, 1, out);
+  CHECK(g_calls == 1 && g_n == 3 && g_x == v && g_y == M && g_incx == 1 && g_incy == 1 && bits(out[0]) == 0);
+  mdv_np_matvec(&cb64, M, v, 1, 4, out);
+  CHECK(g_calls == 2 && g_n == 4 && g_x == M && g_y == v && out[0] == 1.0);
+  CHECK(g_gemv.calls == 102);
+
+  /* the mode decides: a dgemv beside PLAIN or FMA is not called */
+  const mdv_dot plain_with = {.mode = MDVEC_DOT_PLAIN, .dgemv = fake_dgemv, .dgemv64 = fake_dgemv64};
+  mdv_np_vecmat(&plain_with, v, M, 2, 2, out);
+  CHECK(g_gemv.calls == 102 && out[0] == 0.5 * 1 + -1.0 * 3 && out[1] == 0.5 * 2 + -1.0 * 4);
+  mdv_np_matvec(&plain_with, M, v, 2, 2, out);
+  CHECK(g_gemv.calls == 102 && out[0] == 0.5 * 1 + -1.0 * 2 && out[1] == 0.5 * 3 + -1.0 * 4);
+  const double zero_products[4] = {-0.0, 1.0, 2.0, -0.0}, minus_zero[2] = {-0.0, -0.0};
+  mdv_np_vecmat(&plain_with, minus_zero, zero_products, 2, 2, out); /* -0 * ... sums to +0.0 from 0.0 */
+  CHECK(bits(out[0]) == 0 && bits(out[1]) == 0);
 }
 
 int main(void) {
@@ -155,5 +284,7 @@ int main(void) {
   test_pow();
   test_clip();
   test_dot();
+  test_gemv_fixtures();
+  test_gemv_calls();
   return check_summary("test_npmath");
 }

@@ -71,25 +71,25 @@ static const struct {
   const char *key;
   size_t value;
 } layout[] = {
-  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value) S(mdvec_config_t) F(mdvec_config_t, struct_size)
-    F(mdvec_config_t, num_envs) F(mdvec_config_t, threads) F(mdvec_config_t, allow_overcommit)
-      F(mdvec_config_t, autoreset) F(mdvec_config_t, seed) F(mdvec_config_t, variant) F(mdvec_config_t, model_path)
-        F(mdvec_config_t, substeps) F(mdvec_config_t, episode_len) F(mdvec_config_t, action_scale)
-          F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window) F(mdvec_config_t, push_speed)
-            F(mdvec_config_t, init_noise) F(mdvec_config_t, latency) F(mdvec_config_t, sensor_noise)
-              F(mdvec_config_t, reward) F(mdvec_config_t, dr) F(mdvec_config_t, task) F(mdvec_config_t, options) F(
-                mdvec_config_t, n_options) F(mdvec_config_t, on_error) F(mdvec_config_t, dot) F(mdvec_config_t, ddot)
-                F(mdvec_config_t, ddot64) F(mdvec_config_t, option_kinds) S(mdvec_dims_t) F(mdvec_dims_t, struct_size)
-                  F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads) F(mdvec_dims_t, nu) F(mdvec_dims_t, obs_dim) F(
-                    mdvec_dims_t, n_info) F(mdvec_dims_t, nbody) F(mdvec_dims_t, n_pushes) F(mdvec_dims_t, max_latency)
-                    S(mdvec_params_t) F(mdvec_params_t, struct_size) F(mdvec_params_t, init_noise)
-                      F(mdvec_params_t, qpos) F(mdvec_params_t, qvel) F(mdvec_params_t, n_pushes)
-                        F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel) F(mdvec_params_t, latency)
-                          F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr) F(mdvec_params_t, servo)
-                            F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction) S(mdvec_option_info_t)
-                              F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
-                                F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo) F(
-                                  mdvec_option_info_t, hi) F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
+  S(mdvec_option_t) F(mdvec_option_t, name) F(mdvec_option_t, value) S(mdvec_config_t) F(mdvec_config_t, struct_size) F(
+    mdvec_config_t, num_envs) F(mdvec_config_t, threads) F(mdvec_config_t, allow_overcommit)
+    F(mdvec_config_t, autoreset) F(mdvec_config_t, seed) F(mdvec_config_t, variant) F(mdvec_config_t, model_path) F(
+      mdvec_config_t, substeps) F(mdvec_config_t, episode_len) F(mdvec_config_t, action_scale)
+      F(mdvec_config_t, n_pushes) F(mdvec_config_t, push_window) F(mdvec_config_t, push_speed) F(
+        mdvec_config_t, init_noise) F(mdvec_config_t, latency) F(mdvec_config_t, sensor_noise) F(mdvec_config_t, reward)
+        F(mdvec_config_t, dr) F(mdvec_config_t, task) F(mdvec_config_t, options) F(mdvec_config_t, n_options)
+          F(mdvec_config_t, on_error) F(mdvec_config_t, dot) F(mdvec_config_t, ddot) F(mdvec_config_t, ddot64)
+            F(mdvec_config_t, option_kinds) F(mdvec_config_t, dgemv) F(mdvec_config_t, dgemv64) S(mdvec_dims_t)
+              F(mdvec_dims_t, struct_size) F(mdvec_dims_t, num_envs) F(mdvec_dims_t, threads) F(mdvec_dims_t, nu)
+                F(mdvec_dims_t, obs_dim) F(mdvec_dims_t, n_info) F(mdvec_dims_t, nbody) F(mdvec_dims_t, n_pushes)
+                  F(mdvec_dims_t, max_latency) S(mdvec_params_t) F(mdvec_params_t, struct_size)
+                    F(mdvec_params_t, init_noise) F(mdvec_params_t, qpos) F(mdvec_params_t, qvel)
+                      F(mdvec_params_t, n_pushes) F(mdvec_params_t, push_steps) F(mdvec_params_t, push_vel)
+                        F(mdvec_params_t, latency) F(mdvec_params_t, noise_scale) F(mdvec_params_t, has_dr)
+                          F(mdvec_params_t, servo) F(mdvec_params_t, mass_scale) F(mdvec_params_t, floor_friction)
+                            S(mdvec_option_info_t) F(mdvec_option_info_t, struct_size) F(mdvec_option_info_t, name)
+                              F(mdvec_option_info_t, type) F(mdvec_option_info_t, def) F(mdvec_option_info_t, lo)
+                                F(mdvec_option_info_t, hi) F(mdvec_option_info_t, choices) F(mdvec_option_info_t, help)
                                   S(mdvec_constant_t) F(mdvec_constant_t, struct_size) F(mdvec_constant_t, name)
                                     F(mdvec_constant_t, count) F(mdvec_constant_t, values) F(mdvec_constant_t, help)
                                       S(mdvec_spec_t) F(mdvec_spec_t, struct_size) F(mdvec_spec_t, task)
@@ -114,4 +114,19 @@ HOOK long hook_layout(const char *key) {
 /* Return the number of table entries and the key of entry k (NULL past the end). */
 HOOK const char *hook_layout_key(int k) {
   return k >= 0 && (size_t)k < sizeof layout / sizeof layout[0] ? layout[k].key : NULL;
+}
+
+/*---------------------------------- numpy's vector-matrix products (tests/py/test_npdot.py) ---------------*/
+#include "npmath.h"
+
+/* np.dot(v, M) (matvec 0: mdv_np_vecmat, out[cols]) or np.dot(M, v) (matvec 1: mdv_np_matvec, out[rows]) as
+ * libmdvec computes it for a handle created with cfg.dot = mode and these functions. */
+HOOK void hook_np_gemv(int mode, mdvec_ddot_fn ddot, mdvec_ddot64_fn ddot64, mdvec_dgemv_fn dgemv,
+                       mdvec_dgemv64_fn dgemv64, int matvec, const double *M, const double *v, int rows, int cols,
+                       double *out) {
+  const mdv_dot dot = {.mode = mode, .ddot = ddot, .ddot64 = ddot64, .dgemv = dgemv, .dgemv64 = dgemv64};
+  if (matvec)
+    mdv_np_matvec(&dot, M, v, rows, cols, out);
+  else
+    mdv_np_vecmat(&dot, v, M, rows, cols, out);
 }

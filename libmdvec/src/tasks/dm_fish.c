@@ -5,10 +5,8 @@
  *   joint_angles: named.data.qpos[_JOINTS] (7,)
  *   upright:      named.data.xmat['torso', 'zz'] ()
  *   target:       (geom_xpos['target'] - geom_xpos['mouth']).dot(geom_xmat['mouth'].reshape(3, 3)) (3,) (swim only;
- *                 the .dot is numpy's dgemv of a 3-vector and a 3x3 matrix: y[k] = 0.0 + v[0]*M[0][k] +
- *                 v[1]*M[1][k] + v[2]*M[2][k] left to right, no FMA, as measured against numpy 2.4.6 /
- *                 scipy-openblas 0.3.31 with OPENBLAS_CORETYPE Haswell, Sandybridge, Zen, Nehalem; SkylakeX not
- *                 measured)
+ *                 the .dot is numpy's dgemv of a 3-vector and a 3x3 matrix: mdv_np_vecmat, numpy's own dgemv
+ *                 through the binding, cfg.dgemv64)
  *   velocity:     qvel.copy() (13,)
  * reward: upright: tolerance(upright, bounds=(1, 1), margin=1) (gaussian, numpy scalar);
  *         swim: radii = geom_size[['mouth', 'target'], 0].sum(); in_target = tolerance(np.linalg.norm(target),
@@ -113,14 +111,14 @@ static void fish_swim_init(dm_env *e) {
 }
 
 /* mouth_to_target(): (geom_xpos['target'] - geom_xpos['mouth']).dot(geom_xmat['mouth'].reshape(3, 3)), the .dot
- * numpy's dgemv as measured (see the header). */
+ * numpy's dgemv (mdv_np_vecmat). */
 static void fish_mouth_to_target(const dm_env *e, double *out) {
   const fish_shared *s = e->sh;
   const double *target = e->d->geom_xpos + 3 * s->target_geom, *mouth = e->d->geom_xpos + 3 * s->mouth_geom;
   const double *M = e->d->geom_xmat + 9 * s->mouth_geom;
   double v[3];
   for (int c = 0; c < 3; c++) v[c] = target[c] - mouth[c]; /* mouth_to_target_global */
-  for (int k = 0; k < 3; k++) out[k] = ((0.0 + v[0] * M[k]) + v[1] * M[3 + k]) + v[2] * M[6 + k];
+  mdv_np_vecmat(&e->k->dot, v, M, 3, 3, out); /* mouth_to_target_global.dot(geom_xmat['mouth'].reshape(3, 3)) */
 }
 
 static double fish_upright(const dm_env *e) {

@@ -6,9 +6,7 @@
  *   head_height:    named.data.xpos['head', 'z'] ()
  *   extremities:    np.hstack of (xpos[side + limb] - xpos['torso']).dot(xmat['torso'].reshape(3, 3)) for side in
  *                   ('left_', 'right_'), limb in ('hand', 'foot') (12,); each .dot is numpy's dgemv of a 3-vector
- *                   and a 3x3 matrix: y[k] = 0.0 + v[0]*M[0][k] + v[1]*M[1][k] + v[2]*M[2][k] left to right, no
- *                   FMA (measured against numpy 2.4.6 / scipy-openblas 0.3.31 with OPENBLAS_CORETYPE Haswell,
- *                   Sandybridge, Zen, Nehalem: 20000/20000 random cases; SkylakeX not measured)
+ *                   and a 3x3 matrix: mdv_np_vecmat (numpy's own dgemv through the binding, cfg.dgemv64)
  *   torso_vertical: named.data.xmat['torso', ['zx', 'zy', 'zz']] (3,)
  *   com_velocity:   named.data.sensordata['torso_subtreelinvel'] (3,)
  *   velocity:       qvel.copy() (27,)
@@ -103,11 +101,6 @@ static void humanoid_init(dm_env *e) {
   }
 }
 
-/* v.dot(M) for a 3-vector v and a C-contiguous 3x3 M: numpy's dgemv, as measured (see the header). */
-static void humanoid_vec_mat3(const double *v, const double *M, double *out) {
-  for (int k = 0; k < 3; k++) out[k] = ((0.0 + v[0] * M[k]) + v[1] * M[3 + k]) + v[2] * M[6 + k];
-}
-
 static void humanoid_obs(dm_env *e, double *obs) {
   const humanoid_shared *s = e->sh;
   const mjModel *m = e->m;
@@ -121,7 +114,7 @@ static void humanoid_obs(dm_env *e, double *obs) {
     const double *limb = d->xpos + 3 * s->body[l];
     double torso_to_limb[3]; /* xpos[side + limb] - torso_pos */
     for (int c = 0; c < 3; c++) torso_to_limb[c] = limb[c] - torso_pos[c];
-    humanoid_vec_mat3(torso_to_limb, torso_frame, obs + i); /* torso_to_limb.dot(torso_frame) */
+    mdv_np_vecmat(&e->k->dot, torso_to_limb, torso_frame, 3, 3, obs + i); /* torso_to_limb.dot(torso_frame) */
     i += 3;
   }
   obs[i++] = torso_frame[6]; /* torso_vertical: xmat['torso', ['zx', 'zy', 'zz']] */
