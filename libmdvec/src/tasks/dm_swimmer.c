@@ -8,9 +8,8 @@
  * head's trackcom cameras' positions scaled by n_bodies / 6.0. _CONTROL_TIMESTEP = .03 (15 physics steps).
  *   joints:          qpos[3:].copy() (n_bodies - 1,)
  *   to_target:       nose_to_target() = (geom_xpos['target'] - geom_xpos['nose']).dot(xmat['head'].reshape(3, 3))
- *                    [:2] (2,); the .dot is numpy's dgemv of a 3-vector and a 3x3 matrix: y[k] = 0.0 + v[0]*M[0][k]
- *                    + v[1]*M[1][k] + v[2]*M[2][k] left to right, no FMA (the rule dm_fish.c / dm_humanoid.c
- *                    measured against numpy 2.4.6 / scipy-openblas 0.3.31)
+ *                    [:2] (2,); the .dot is numpy's dgemv of a 3-vector and a 3x3 matrix, called through
+ *                    mdv_np_vecmat (the binding hands libmdvec numpy's own dgemv, as its ddot)
  *   body_velocities: sensordata[12:].reshape((-1, 6))[:, [0, 1, 5]].ravel() (3 * n_bodies,)
  * reward: target_size = geom_size['target', 0]; tolerance(np.linalg.norm(nose_to_target()), bounds=(0,
  *         target_size), margin=5*target_size, sigmoid='long_tail') (a numpy scalar: ** 2 is pow).
@@ -165,14 +164,17 @@ static void swimmer_init(dm_env *e) {
 }
 
 /* nose_to_target(): (geom_xpos['target'] - geom_xpos['nose']).dot(xmat['head'].reshape(3, 3))[:2], the .dot
- * numpy's dgemv as measured (see the header); out gets the first two entries. */
+ * numpy's own dgemv (mdv_np_vecmat); out gets the first two entries. */
 static void swimmer_nose_to_target(const dm_env *e, double *out) {
   const swimmer_shared *s = e->sh;
   const double *target = e->d->geom_xpos + 3 * s->target_geom, *nose = e->d->geom_xpos + 3 * s->nose_geom;
   const double *M = e->d->xmat + 9 * s->head_body;
   double v[3];
   for (int c = 0; c < 3; c++) v[c] = target[c] - nose[c]; /* nose_to_target (global) */
-  for (int k = 0; k < 2; k++) out[k] = ((0.0 + v[0] * M[k]) + v[1] * M[3 + k]) + v[2] * M[6 + k];
+  double full[3];
+  mdv_np_vecmat(&e->k->dot, v, M, 3, 3, full);
+  out[0] = full[0];
+  out[1] = full[1];
 }
 
 static void swimmer_obs(dm_env *e, double *obs) {
