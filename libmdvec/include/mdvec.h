@@ -314,7 +314,7 @@ MDVEC_API int mdvec_task_option_count(const char *task);
 /* Fill info (its struct_size set) with option k of the named task; return MDVEC_OK or MDVEC_ERR_ARG. */
 MDVEC_API int mdvec_task_option(const char *task, int k, mdvec_option_info_t *info);
 
-#define MDVEC_TASK_NUMPY_DOT 1 /* task flag (1.2): reproduces numpy's float64 dot / dgemv (norm, v.dot(M)); MDVEC_DOT_* */
+#define MDVEC_TASK_NUMPY_DOT 1 /* task flag (1.2): reproduces numpy's float64 dot or dgemv; see MDVEC_DOT_* */
 
 /* Return the flags (MDVEC_TASK_* bits) of the named task (NULL: the default task), or MDVEC_ERR_ARG
  * when there is no such task (1.2). */
