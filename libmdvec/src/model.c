@@ -192,6 +192,15 @@ static void guarded_close(mjResource *r) {
   r->data = NULL;
 }
 
+#if mjVERSION_HEADER < 4000000
+/* MuJoCo 3.x's mj_mountVFS calls the provider's mount callback without checking it for NULL (its header
+ * calls it optional; 4.0 skips a NULL one): a mount that does nothing, leaving r->data NULL as ~VFS wants. */
+static int guarded_mount(mjResource *r) {
+  (void)r;
+  return 1;
+}
+#endif
+
 /* Mount g's guarded provider on every directory under "/" of vfs; return 0, or -1 (out of memory). g must
  * outlive the load (MuJoCo keeps a pointer to the provider). */
 static int guard_vfs(mjVFS *vfs, load_guard *g) {
@@ -200,6 +209,9 @@ static int guard_vfs(mjVFS *vfs, load_guard *g) {
   p->open = guarded_open;
   p->read = guarded_read;
   p->close = guarded_close;
+#if mjVERSION_HEADER < 4000000
+  p->mount = guarded_mount;
+#endif
   p->data = g;
   DIR *root = opendir("/");
   if (!root) return 0; /* nothing to mount on: MuJoCo's own opening applies */
