@@ -85,7 +85,8 @@ def test_idempotent(pristine_sizes: dict) -> None:
     table = copy.deepcopy(sizes.array_sizes)
     assert drop_stale_sizes() == ()
     assert sizes.array_sizes == table
-    assert first  # this dm_control/MuJoCo pair needs the shim (else the module's claim is stale)
+    if mujoco.__version__ == "4.0.0" and dm_control_version() == "1.0.50":
+        assert first  # this pair needs the shim (else the module's claim is stale); 3.17.0 needs none
 
 
 def test_suite_loads_only_after_the_shim(pristine_sizes: dict) -> None:
