@@ -10,6 +10,17 @@ spaces (``mdvec.gym.MdvecVectorEnv``); in the core install (numpy + mujoco) it i
 same code with plain :class:`Space` descriptors. The buffers are the library's, copied once per call.
 
 The core install runs the duck; Gymnasium's tasks read Gymnasium's own model files, so they need it.
+
+dm_control's Control Suite tasks ("cheetah-run", "ball_in_cup-catch", ...; their ids "mdvec/cheetah-run-v0")
+are also named by Shimmy's ids ("dm_control/cheetah-run-v0", an alias: :func:`task_name`). Their observation is,
+as Shimmy's ``DmControlCompatibilityV0`` gives it, a dict of float64 arrays, one per entry of dm_control's
+observation OrderedDict (a scalar entry, walker's "height", has shape ()), batched (N, *shape) by the vector env;
+its space a Dict of Box(-inf, inf, shape, float64) (Gymnasium's Dict sorts the keys, as it does Shimmy's), while
+each env's own dict keeps dm_control's order. ``flat_observation=True`` (a keyword of ``make``, named after
+dm_control's environment keyword) gives instead one float64 vector (N, obs_dim) in dm_control's
+``flatten_observation`` order: the OrderedDict's order, which is not ``gymnasium.spaces.flatten``'s of the Dict
+(sorted keys). Their action space is Shimmy's: Box(float64) with the action spec's bounds. Seeds: env i takes
+a fresh ``np.random.RandomState(seed + i)``, so seeds lie in [0, 2**32 - 1] (seed + N - 1 at most that).
 """
 
 from __future__ import annotations
@@ -23,7 +34,18 @@ from typing import Any, SupportsInt, cast
 import numpy as np
 
 from ._calls import CallLock, NoCopy, close_envs
-from ._shared import RESET, STEP, FrameRenderer, as_actions, autoreset_name, info_keys, is_int, vector_seeds
+from ._shared import (
+    RESET,
+    STEP,
+    FrameRenderer,
+    as_actions,
+    autoreset_name,
+    info_keys,
+    is_int,
+    load_model,
+    make_entry_point,
+    vector_seeds,
+)
 from ._shared import reset_mask as _reset_mask
 
 
@@ -55,14 +77,185 @@ class Space:
         return out.astype(self.dtype)
 
 
+@dataclass(frozen=True)
+class DictSpace:
+    """Named spaces, as the core install describes a Control Suite task's Dict observation (the role of
+    ``gymnasium.spaces.Dict``, whose key order it keeps: sorted)."""
+
+    spaces: dict[str, Space]
+
+    def keys(self) -> Any:
+        return self.spaces.keys()
+
+    def items(self) -> Any:
+        return self.spaces.items()
+
+    def __getitem__(self, key: str) -> Space:
+        return self.spaces[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.spaces)
+
+    def __len__(self) -> int:
+        return len(self.spaces)
+
+    def contains(self, x: Any) -> bool:
+        """Whether x is a dict with these keys, each value in its space."""
+        return (
+            isinstance(x, dict)
+            and set(x) == set(self.spaces)
+            and all(space.contains(x[key]) for key, space in self.spaces.items())
+        )
+
+    def sample(self, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
+        """One draw of each space."""
+        rng = rng or np.random.default_rng()
+        return {key: space.sample(rng) for key, space in self.spaces.items()}
+
+
+# ---------------------------------------------------------------------------------- the Control Suite
+SHIMMY_NAMESPACE = "dm_control"  # Shimmy's ids: "dm_control/<domain>-<task>-v0"
+SHIMMY_VERSION = "-v0"
+RANDOMSTATE_SEED_MAX = 2**32 - 1  # np.random.RandomState(seed): the seeds of a Control Suite task
+
+
+def is_suite_task(task: str) -> bool:
+    """Whether ``task`` (a name of ``task_names()``) is one of dm_control's Control Suite tasks."""
+    from .dm_tasks import is_dm_task
+
+    try:
+        return is_dm_task(task)
+    except (ValueError, TypeError):  # not a task of the library
+        return False
+
+
+def shimmy_id(task: str) -> str | None:
+    """Shimmy's Gymnasium id of a Control Suite task ("cheetah-run" -> "dm_control/cheetah-run-v0"), None for
+    another task. mdvec takes it as an alias of the task (``task_name``, and ``gymnasium.make`` unless Shimmy
+    is installed: its own registration of the id is then Shimmy's, dm_control in Python)."""
+    return f"{SHIMMY_NAMESPACE}/{task}{SHIMMY_VERSION}" if is_suite_task(task) else None
+
+
+def _shimmy_inner(name: str) -> str | None:
+    """The text between Shimmy's namespace and version ("cheetah-run" of "dm_control/cheetah-run-v0"), None for
+    a name of another form."""
+    prefix = SHIMMY_NAMESPACE + "/"
+    if name.startswith(prefix) and name.endswith(SHIMMY_VERSION) and len(name) > len(prefix) + len(SHIMMY_VERSION):
+        return name[len(prefix) : -len(SHIMMY_VERSION)]
+    return None
+
+
+class DictObs:
+    """Shimmy's dict observation of a Control Suite task, cut from libmdvec's flat float64 observation (dm_control's
+    ``flatten_observation`` of the task's OrderedDict: the parts of ``spec.obs_layout``, in order).
+
+    ``one(flat)``: one env's dict, in dm_control's order (Shimmy's ``dm_obs2gym_obs``), each value a fresh
+    array of its shape (a scalar entry: shape ()). ``batch(flat, keys)``: N envs' (N, obs_dim) as
+    {key: (N, *shape)} fresh arrays in the order of ``keys`` (the Dict space's: Gymnasium's ``concatenate``
+    builds the batch of SyncVectorEnv so)."""
+
+    def __init__(self, layout: Any) -> None:
+        self.layout: tuple[tuple[str, tuple[int, ...]], ...] = tuple((str(n), tuple(s)) for n, s in layout)
+        if not self.layout:
+            raise ValueError("DictObs: the task declares no observation layout (obs_layout)")
+        self.parts: dict[str, tuple[int, int, tuple[int, ...]]] = {}
+        at = 0
+        for name, shape in self.layout:
+            size = int(np.prod(shape))
+            self.parts[name] = (at, at + size, shape)
+            at += size
+        self.size = at
+
+    def one(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        return {name: np.array(flat[a:b].reshape(shape)) for name, (a, b, shape) in self.parts.items()}
+
+    def batch(self, flat: np.ndarray, keys: Any = None) -> dict[str, np.ndarray]:
+        n = flat.shape[0]
+        out = {}
+        for name in self.parts if keys is None else keys:
+            a, b, shape = self.parts[name]
+            out[name] = np.array(flat[:, a:b].reshape((n, *shape)))
+        return out
+
+
+def suite_action_bounds(venv: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 action bounds of an ``mdvec.VecEnv``'s envs as the library holds them (dm_control's
+    ``action_spec()`` minimum and maximum for a Control Suite task; ``spec.action_low``/``high`` are their
+    float32 copies, as a float32 Box holds them)."""
+    from .vecenv import lib
+
+    n = int(venv.nu)
+    L, h = lib(), venv._h.ptr
+    if n == 0 or h is None:
+        return np.asarray(venv.spec.action_low, np.float64), np.asarray(venv.spec.action_high, np.float64)
+    low = np.ctypeslib.as_array(L.mdvec_action_low(h), (n,)).astype(np.float64)
+    high = np.ctypeslib.as_array(L.mdvec_action_high(h), (n,)).astype(np.float64)
+    return low, high
+
+
+def check_suite_seed(seed: Any, num_envs: int, task: str, seed_max: int = RANDOMSTATE_SEED_MAX) -> None:
+    """Raise ValueError, naming the range, for an int seed s with s + num_envs - 1 > seed_max (a Control Suite
+    task's envs take RandomState seeds: 32 bits), or a list entry above seed_max; before any env is reset."""
+    if seed is None:
+        return
+    if is_int(seed):
+        start = int(seed)
+        if start > seed_max - (num_envs - 1):
+            last = seed_max - (num_envs - 1)
+            span = (
+                f"with {num_envs} envs the seed must lie in [0, {last}]"
+                if num_envs > 1
+                else f"the seed must lie in [0, {last}]"
+            )
+            raise ValueError(
+                f"seed: task {task!r} gives env i np.random.RandomState(seed + i), whose seeds lie in "
+                f"[0, {seed_max}] (2**32 - 1), so {span}; got {seed!r}"
+            )
+        return
+    for i, s in enumerate(np.asarray(seed, dtype=object).ravel().tolist() if isinstance(seed, np.ndarray) else seed):
+        if s is not None and is_int(s) and int(s) > seed_max:
+            raise ValueError(
+                f"seed[{i}]: task {task!r} gives each env np.random.RandomState(seed), whose seeds lie in "
+                f"[0, {seed_max}] (2**32 - 1); got {s!r}"
+            )
+
+
+def render_model(venv: Any) -> Any:
+    """A ``mujoco.MjModel`` of an ``mdvec.VecEnv``'s envs to draw their states on. A Control Suite task's is
+    dm_control's own model of the task (its reference's ``physics.model``, copied): the suite edits some
+    models after reading their XML (swimmer's links, manipulator's removed bodies), so the file alone is not
+    the model the envs run. Any other task's: ``mdvec._shared.load_model``."""
+    if not is_suite_task(venv.spec.task):
+        return load_model(venv)
+    import copy
+    import logging
+
+    from .vecenv import task_meta
+
+    absl = logging.getLogger("absl")  # dm_control's compiler notes (cheetah's settotalmass): not for a render
+    level = absl.level
+    absl.setLevel(logging.ERROR)
+    try:
+        env = make_entry_point(task_meta(venv.spec.task, "reference") or "", 0, dict(venv.spec.options))
+    finally:
+        absl.setLevel(level)
+    try:
+        return copy.copy(env.model)
+    finally:
+        env.close()
+
+
 class VectorEnv(NoCopy):
     """N envs of one libmdvec task on worker threads, Gymnasium's vector API without Gymnasium (see the
     module docstring); ``mdvec.gym.MdvecVectorEnv`` is this class as a ``gymnasium.vector.VectorEnv``.
 
     ``seed``: env i starts from seed + i until ``reset(seed=...)`` reseeds it. ``threads``: worker threads
     (None: the library's choice). ``autoreset_mode``: "next_step" (default, as Gymnasium), "same_step" or
-    "disabled" (or Gymnasium's AutoresetMode). ``render_mode`` None or "rgb_array" (one frame per env).
-    Other keywords are task options (``mdvec.task_options(task)``).
+    "disabled" (or Gymnasium's AutoresetMode). ``render_mode`` None or "rgb_array" (one frame per env;
+    ``camera`` None: a camera tracking body 1, or, for a Control Suite task, the model's camera 0).
+    ``flat_observation``: a Control Suite task's observation as one float64 vector in dm_control's
+    flatten_observation order instead of Shimmy's dict (see the module docstring; other tasks' observation is
+    one vector either way). Other keywords are task options (``mdvec.task_options(task)``).
 
     Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
     ``MdvecError``, "concurrent call"); ``close()`` from another thread waits for a call in progress, which
@@ -84,6 +277,7 @@ class VectorEnv(NoCopy):
         width: int = 480,
         height: int = 480,
         camera: int | str | None = None,
+        flat_observation: bool = False,
         **options: Any,
     ) -> None:
         from .vecenv import VecEnv, task_meta
@@ -91,8 +285,11 @@ class VectorEnv(NoCopy):
         self._calls = CallLock()  # every call holds it; close() waits for it
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        if not isinstance(flat_observation, (bool, np.bool_)):
+            raise TypeError(f"flat_observation: expected True or False, got {flat_observation!r}")
         mode = autoreset_name(autoreset_mode)
-        self._frames = FrameRenderer(None, width, height, camera)
+        suite = is_suite_task(task) if isinstance(task, str) else False
+        self._frames = FrameRenderer(None, width, height, 0 if camera is None and suite else camera)
         self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode=mode, **options)
         spec = self._env.spec
         self.task = spec.task
@@ -102,12 +299,29 @@ class VectorEnv(NoCopy):
         self.num_envs = int(spec.num_envs)
         self.threads = int(spec.threads)
         self.task_options = dict(options)
-        self.single_observation_space = self._space(
-            np.full(spec.obs_dim, -np.inf), np.full(spec.obs_dim, np.inf), spec.obs_dtype
-        )
-        self.single_action_space = self._space(
-            np.asarray(spec.action_low, np.float32), np.asarray(spec.action_high, np.float32), np.float32
-        )
+        self.flat_observation = bool(flat_observation)
+        self.seed_max = int(self._env.seed_max)  # env i takes seed + i: at most this
+        # a Control Suite task's observation as Shimmy's dict (None: one flat vector)
+        self._dict_obs = DictObs(spec.obs_layout) if suite and spec.obs_layout and not flat_observation else None
+        if self._dict_obs is not None:
+            self.single_observation_space = self._dict(
+                {
+                    name: self._space(np.full(shape, -np.inf), np.full(shape, np.inf), np.float64)
+                    for name, shape in self._dict_obs.layout
+                }
+            )
+            self._obs_keys = list(self.single_observation_space.keys())  # the batch's order: the space's
+        else:
+            self.single_observation_space = self._space(
+                np.full(spec.obs_dim, -np.inf), np.full(spec.obs_dim, np.inf), spec.obs_dtype
+            )
+        if suite:  # Shimmy's action space: the action spec's bounds, float64
+            low, high = suite_action_bounds(self._env)
+            self.single_action_space = self._space(low, high, np.float64)
+        else:
+            self.single_action_space = self._space(
+                np.asarray(spec.action_low, np.float32), np.asarray(spec.action_high, np.float32), np.float32
+            )
         self.observation_space = self._batch(self.single_observation_space)
         self.action_space = self._batch(self.single_action_space)
         self.metadata = {
@@ -141,12 +355,18 @@ class VectorEnv(NoCopy):
 
     # ------------------------------------------------------- what the Gymnasium subclass replaces
     def _space(self, low: np.ndarray, high: np.ndarray, dtype: Any) -> Any:
-        """One env's space (here a Space; gymnasium.spaces.Box in the Gymnasium subclass)."""
-        return Space((len(low),), np.dtype(dtype), np.asarray(low, dtype), np.asarray(high, dtype))
+        """One env's space of low's shape (here a Space; gymnasium.spaces.Box in the Gymnasium subclass)."""
+        return Space(np.shape(low), np.dtype(dtype), np.asarray(low, dtype), np.asarray(high, dtype))
+
+    def _dict(self, spaces: dict[str, Any]) -> Any:
+        """A Dict of spaces (here a DictSpace, keys sorted as gymnasium.spaces.Dict sorts a dict's)."""
+        return DictSpace(dict(sorted(spaces.items())))
 
     def _batch(self, space: Any) -> Any:
         """The space of N envs' values."""
         n = self.num_envs
+        if isinstance(space, DictSpace):
+            return DictSpace({key: self._batch(sub) for key, sub in space.items()})
         return Space(
             (n, *space.shape),
             space.dtype,
@@ -169,6 +389,17 @@ class VectorEnv(NoCopy):
             f"make another one with the same arguments (mdvec.make({self.env_id!r}, num_envs={self.num_envs}, "
             "seed=..., ...))"
         )
+
+    # ------------------------------------------------------------------ observations
+    def _obs(self, flat: np.ndarray) -> Any:
+        """N envs' observations from the (N, obs_dim) buffer: a copy, or Shimmy's dict of a Control Suite task."""
+        if self._dict_obs is None:
+            return flat.copy()
+        return self._dict_obs.batch(flat, self._obs_keys)
+
+    def _one_obs(self, flat: np.ndarray) -> Any:
+        """One env's observation (final_obs): the row, or Shimmy's dict (dm_control's order)."""
+        return flat if self._dict_obs is None else self._dict_obs.one(flat)
 
     # ------------------------------------------------------------------ info
     def _fields(self, src: np.ndarray, step: np.ndarray | None, reset: np.ndarray | None) -> dict[str, Any]:
@@ -226,6 +457,8 @@ class VectorEnv(NoCopy):
         list of N ints/None. Bad arguments raise before any env is reset.
         """
         seeds = vector_seeds(seed, self.num_envs)
+        if self.seed_max < 2**64 - 1:  # a task with fewer seeds (a Control Suite task's RandomState: 32 bits)
+            check_suite_seed(seed, self.num_envs, self.task, self.seed_max)
         mask = _reset_mask(options, self.num_envs)
         with self._calls.call("reset"):  # a close() from another thread waits for the results
             if is_int(seed):
@@ -233,7 +466,7 @@ class VectorEnv(NoCopy):
             self._env.reset_envs(mask=mask, seeds=seeds)
             reset = self._all if mask is None else mask
             self._finished[reset] = False
-            return self._buf["obs"].copy(), self._fields(self._buf["reset_info"], None, reset)
+            return self._obs(self._buf["obs"]), self._fields(self._buf["reset_info"], None, reset)
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -259,7 +492,7 @@ class VectorEnv(NoCopy):
         self._env.step_into_buffers(actions)
         self._action_dtype = actions.dtype
         b = self._buf
-        obs, reward = b["obs"].copy(), b["reward"].copy()
+        obs, reward = self._obs(b["obs"]), b["reward"].copy()
         terminated, truncated = b["terminated"].copy(), b["truncated"].copy()
         if self.mode == "disabled":
             self._finished = terminated | truncated
@@ -271,7 +504,9 @@ class VectorEnv(NoCopy):
         if any_reset and self.mode == "same_step":
             idx = np.flatnonzero(reset)
             final_obs = np.full(self.num_envs, None, dtype=object)
-            final_obs[idx] = np.fromiter(b["final_obs"][idx].copy(), dtype=object, count=len(idx))
+            final_obs[idx] = np.fromiter(
+                (self._one_obs(row) for row in b["final_obs"][idx].copy()), dtype=object, count=len(idx)
+            )
             info["final_obs"], info["_final_obs"] = final_obs, reset.copy()
             info["final_info"], info["_final_info"] = self._fields(b["info"], reset, None), reset.copy()
         return obs, reward, terminated, truncated, info
@@ -283,6 +518,8 @@ class VectorEnv(NoCopy):
             self._warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
             return None
         with self._calls.call("render"):  # a close() from another thread waits for the frames
+            if self._frames.model is None:
+                self._frames.model = render_model(self._env)  # a Control Suite task's: dm_control's own
             return tuple(self._frames.render_states(self._env, range(self.num_envs)))
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -311,22 +548,31 @@ class VectorEnv(NoCopy):
 
 def task_suggestions(name: str) -> list[str]:
     """Return the task names or ids close to ``name``: the name and id of the task it names case aside, else
-    up to 3 of difflib's close matches."""
+    (the Control Suite) every task of a domain it names ("walker": walker-stand, walker-walk, walker-run) and the
+    tasks close to the task inside a Shimmy-style id ("dm_control/cheetah-runn-v0": cheetah-run), else up to 3 of
+    difflib's close matches."""
     from .vecenv import task_meta, task_names
 
     tasks = task_names()
     ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
+    ids.update({i: t for t in tasks if (i := shimmy_id(t))})
     known = [*tasks, *ids]
     folded = [ids.get(k, k) for k in known if k.casefold() == name.casefold()]  # the task, case aside
     if folded:  # its name and its id, nothing less close
         return list(dict.fromkeys(k for t in folded for k in (t, task_meta(t, "id")) if k))
-    return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    inner = _shimmy_inner(name)
+    if inner is not None:  # Shimmy's form around a name that is no task: the suite's tasks close to that name
+        return [t for t in task_suggestions(inner) if t in tasks and is_suite_task(t)]
+    key = name.strip().casefold().replace("_", "-")
+    domain = [t for t in tasks if is_suite_task(t) and t.rpartition("-")[0].casefold().replace("_", "-") == key]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return list(dict.fromkeys([*domain, *close]))
 
 
 def task_name(name: str) -> str:
-    """Return the task (a name of ``task_names()``) that a task name or its declared Gymnasium id names; raise
-    ValueError suggesting close names (case aside too) otherwise. The one resolver of ``mdvec.make`` and the
-    ``python -m mdvec`` commands."""
+    """Return the task (a name of ``task_names()``) that a task name, its declared Gymnasium id or, for a Control
+    Suite task, Shimmy's id ("dm_control/cheetah-run-v0": ``shimmy_id``) names; raise ValueError suggesting close
+    names (case aside too) otherwise. The one resolver of ``mdvec.make`` and the ``python -m mdvec`` commands."""
     from .vecenv import task_meta, task_names
 
     if not isinstance(name, str):
@@ -337,6 +583,9 @@ def task_name(name: str) -> str:
     ids = {i: t for t in tasks if (i := task_meta(t, "id"))}
     if name in ids:
         return ids[name]
+    inner = _shimmy_inner(name)
+    if inner is not None and inner in tasks and is_suite_task(inner):  # Shimmy's id, an alias
+        return inner
     close = task_suggestions(name)
     hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else "."
     raise ValueError(f"task: unknown task {name!r}{hint} The tasks are {', '.join(tasks)}")
@@ -364,10 +613,12 @@ VECTOR_CLASSES: dict[str, Callable[..., VectorEnv]] = {}  # id -> class(num_envs
 
 
 def make(task: str, num_envs: int = 1, seed: int = 0, threads: int | None = None, **kwargs: Any) -> Any:
-    """N envs of ``task`` (a name or Gymnasium id) as a vector env: a ``gymnasium.vector.VectorEnv`` when
-    Gymnasium is installed (``mdvec.gym.MdvecVectorEnv``, the class the Gymnasium adapter registered for the
-    id in ``VECTOR_CLASSES``), else :class:`VectorEnv`; keywords: ``autoreset_mode``, ``render_mode``,
-    ``width``, ``height``, ``camera`` and the task's options."""
+    """N envs of ``task`` (a name, its Gymnasium id, or Shimmy's id of a Control Suite task:
+    "dm_control/cheetah-run-v0") as a vector env: a ``gymnasium.vector.VectorEnv`` when Gymnasium is
+    installed (``mdvec.gym.MdvecVectorEnv``, the class the Gymnasium adapter registered for the id in
+    ``VECTOR_CLASSES``), else :class:`VectorEnv`; keywords: ``autoreset_mode``, ``render_mode``, ``width``,
+    ``height``, ``camera``, ``flat_observation`` (a Control Suite task: one flat float64 vector instead of
+    Shimmy's dict) and the task's options."""
     name, env_id = resolve_task(task)
     cls = VECTOR_CLASSES.get(env_id)
     if cls is None:

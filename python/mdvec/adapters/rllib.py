@@ -33,6 +33,13 @@ runs with different S share no seed (SeedSequence hashes its entropy), and a run
 from S: the same S, R and N give the same env seeds, on either backend. Without a seed
 (``config.seed`` None) each env draws fresh OS entropy, as RLlib itself does then. Later resets
 continue each env's own generator (``reset(seed=None)``).
+
+dm_control's Control Suite tasks (``env_id="mdvec/cheetah-run-v0"``, or Shimmy's ``"dm_control/cheetah-run-v0"``,
+taken as its alias) take ``np.random.RandomState`` seeds, 32 bits: their env seeds are the same SeedSequence's
+``generate_state(1, uint32)[0]``. Their observation is Shimmy's Dict unless ``flat_observation=True`` is in
+env_config; RLlib's default encoders take a Box, so ``ppo_config`` puts ``flat_observation=True`` in the
+env_config of a Control Suite task unless told otherwise (one float64 vector, dm_control's flatten_observation
+order).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ import mdvec.adapters.gym  # registers the mdvec/ ids with Gymnasium on every En
 
 from .._calls import NoCopy
 from .._shared import is_int
+from ..vector import is_suite_task, resolve_task
 
 DEFAULT_ENV_ID = mdvec.adapters.gym.DUCK_ID  # "mdvec/DuckBalance-v0", as the duck declares it
 BACKENDS = ("c", "reference")
@@ -108,21 +116,40 @@ def parse_env_config(env_config: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def env_seed(run_seed: int, key: int, env_index: int) -> int:
+def env_seed(run_seed: int, key: int, env_index: int, bits: int = 64) -> int:
     """The seed of env ``env_index`` of the EnvRunner whose RLlib seed is ``run_seed + key``.
 
     ``key`` is the EnvRunner's ``worker_index`` w (0 local, 1..R remote), plus 10**6 on evaluation
-    EnvRunners (RLlib's offsets, ray/rllib/env/env_runner.py).
+    EnvRunners (RLlib's offsets, ray/rllib/env/env_runner.py). ``bits``: 64, or 32 for a task whose envs take
+    32-bit seeds (a Control Suite task's RandomState).
     """
     ss = np.random.SeedSequence(entropy=int(run_seed), spawn_key=(int(key), int(env_index)))
-    return int(ss.generate_state(1, np.uint64)[0])
+    return int(ss.generate_state(1, np.uint32 if bits == 32 else np.uint64)[0])
 
 
-def env_seeds(run_seed: int | None, key: int, num_envs: int) -> list[int]:
+def env_seeds(run_seed: int | None, key: int, num_envs: int, bits: int = 64) -> list[int]:
     """``env_seed`` of envs 0..num_envs-1; ``run_seed`` None draws fresh OS entropy (not reproducible)."""
     if run_seed is None:
         run_seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    return [env_seed(run_seed, key, j) for j in range(num_envs)]
+    return [env_seed(run_seed, key, j, bits) for j in range(num_envs)]
+
+
+def mdvec_id(env_id: str) -> str:
+    """mdvec's id of a Control Suite task named by Shimmy's id ("dm_control/cheetah-run-v0" ->
+    "mdvec/cheetah-run-v0": Shimmy's own registration of it, when installed, has no vector entry point); any
+    other id as it is."""
+    if env_id.startswith("dm_control/"):
+        try:
+            return resolve_task(env_id)[1]
+        except ValueError:
+            return env_id
+    return env_id
+
+
+def seed_bits(env_id: str) -> int:
+    """32 for a Control Suite task's id (RandomState seeds), else 64."""
+    entry = mdvec.adapters.gym.TASKS.get(env_id)
+    return 32 if entry is not None and is_suite_task(entry.task) else 64
 
 
 class RLlibVectorEnv(NoCopy, gymnasium.vector.VectorWrapper):
@@ -148,7 +175,7 @@ class RLlibVectorEnv(NoCopy, gymnasium.vector.VectorWrapper):
 
     def __init__(self, env_config: dict[str, Any] | None = None) -> None:
         cfg = parse_env_config(env_config)  # checked: a bad key raises naming it, before anything is built
-        num_envs, env_id, backend = cfg["num_envs"], cfg["env_id"], cfg["backend"]
+        num_envs, env_id, backend = cfg["num_envs"], mdvec_id(cfg["env_id"]), cfg["backend"]
         options = dict(cfg["options"])
         options.update(_fault_options(cfg["fault"], env_id))
         threads = runner_threads(cfg, num_envs) if backend == "c" else None
@@ -156,13 +183,14 @@ class RLlibVectorEnv(NoCopy, gymnasium.vector.VectorWrapper):
         self.run_seed = cfg["seed"]
         self.backend, self.env_id = backend, env_id
         self.infos = cfg["infos"]
+        self.seed_bits = seed_bits(env_id)  # 32 for a Control Suite task
         self.last_seeds: list[int] | None = None  # the seeds of the last seeded reset (tests, logs)
         self._seeded = False
         _STATS["envs_built"] += 1
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is None and not self._seeded:
-            seed = env_seeds(None, 0, self.num_envs)
+            seed = env_seeds(None, 0, self.num_envs, self.seed_bits)
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seed = self.seeds_for(int(seed))
         if seed is not None:
@@ -194,14 +222,14 @@ class RLlibVectorEnv(NoCopy, gymnasium.vector.VectorWrapper):
     def seeds_for(self, rllib_seed: int) -> list[int]:
         """The env seeds for RLlib's per-EnvRunner seed ``rllib_seed`` (the rule above)."""
         if self.run_seed is None:  # no run seed given: the EnvRunner's integer alone (see docs/rllib.md)
-            return env_seeds(rllib_seed, 0, self.num_envs)
+            return env_seeds(rllib_seed, 0, self.num_envs, self.seed_bits)
         key = rllib_seed - self.run_seed
         if key < 0:
             raise ValueError(
                 f"seed: RLlib reset this EnvRunner with seed {rllib_seed}, below env_config['seed']="
                 f"{self.run_seed}; set env_config['seed'] equal to config.debugging(seed=...)"
             )
-        return env_seeds(self.run_seed, key, self.num_envs)
+        return env_seeds(self.run_seed, key, self.num_envs, self.seed_bits)
 
 
 def process_stats() -> dict[str, Any]:
@@ -337,6 +365,8 @@ def ppo_config(
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     config_env = {"env_id": env_id, "backend": backend, "seed": seed, **(task_options or {}), **env_config}
+    if seed_bits(mdvec_id(env_id)) == 32:  # a Control Suite task: RLlib's default encoders take a Box
+        config_env.setdefault("flat_observation", True)
     if threads is not None:
         config_env["threads"] = int(threads)
     config = (

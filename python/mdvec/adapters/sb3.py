@@ -6,6 +6,14 @@ reference single env (``gymnasium.make("mdvec/DuckBalance-v0", backend="referenc
 bit for bit: observations (float32), rewards (float32, as DummyVecEnv stores them), dones, and
 infos (the task's info values as Python int/bool/float, ``TimeLimit.truncated``, and
 ``terminal_observation`` for finished envs). Works under VecMonitor and VecNormalize.
+
+A Control Suite task (``task="cheetah-run"``) gives, as ``DummyVecEnv`` over Shimmy's env, a Dict observation
+space (Box(-inf, inf, shape, float64) per entry of dm_control's observation, keys sorted) and observations
+{key: (N, *shape) float64}, each finished env's ``terminal_observation`` a dict; its action space is Box(float64).
+SB3's ``MultiInputPolicy`` takes such a Dict, but not an entry of shape () (walker's "height", humanoid's
+"head_height", finger's "dist_to_target", fish's "upright": its Flatten layer needs a dimension), so for those,
+and for ``MlpPolicy``, pass ``flat_observation=True``: one float64 vector (N, obs_dim) in dm_control's
+flatten_observation order (what ``python -m mdvec train`` does).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
+from gymnasium import spaces
 
 try:
     from stable_baselines3.common.vec_env import VecEnv as _SB3VecEnv
@@ -27,6 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
 from .._calls import CallLock, NoCopy, close_envs
 from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from ..vecenv import VecEnv
+from ..vector import DictObs, check_suite_seed, is_suite_task, render_model, suite_action_bounds, task_name
 from .gym.env import action_box, obs_box
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
@@ -38,7 +48,9 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
     """N envs of an mdvec task in C behind SB3's VecEnv API (SAME_STEP autoreset, as SB3 expects).
 
     ``seed``: env i starts from seed + i; ``seed(s)`` reseeds env i with s + i at the next
-    ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames).
+    ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames;
+    ``camera`` None: a camera tracking body 1, or a Control Suite task's camera 0). ``flat_observation``: a
+    Control Suite task's observation as one float64 vector instead of a Dict (see the module docstring).
     Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
 
     Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
@@ -58,11 +70,18 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         width: int = 480,
         height: int = 480,
         camera: int | str | None = None,
+        flat_observation: bool = False,
         **task_options: Any,
     ) -> None:
         self._calls = CallLock()  # every call holds it; close() waits for it
         if render_mode is not None and render_mode != "rgb_array":
             raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
+        if not isinstance(flat_observation, (bool, np.bool_)):
+            raise TypeError(f"flat_observation: expected True or False, got {flat_observation!r}")
+        task = task_name(task)  # a name, its id or a Control Suite task's Shimmy id
+        suite = is_suite_task(task)
+        if camera is None and suite:
+            camera = 0  # the model's first camera, as dm_control's videos use
         from .gym import TASKS
 
         entry = next((e for e in TASKS.values() if e.task == task), None)
@@ -76,9 +95,21 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         self.threads = int(spec.threads)
         self.task_options = dict(task_options)
         self.render_mode = render_mode
-        super().__init__(
-            int(spec.num_envs), obs_box(spec.obs_dim, spec.obs_dtype), action_box(spec.action_low, spec.action_high)
-        )
+        self.flat_observation = bool(flat_observation)
+        self._dict_obs = DictObs(spec.obs_layout) if suite and spec.obs_layout and not flat_observation else None
+        if self._dict_obs is not None:  # Shimmy's Dict (gymnasium.spaces.Dict sorts the keys)
+            observation_space: Any = spaces.Dict(
+                {n: spaces.Box(-np.inf, np.inf, shape, np.float64) for n, shape in self._dict_obs.layout}
+            )
+            self._obs_keys = list(observation_space.keys())
+        else:
+            observation_space = obs_box(spec.obs_dim, spec.obs_dtype)
+        if suite:  # Shimmy's action space: the action spec's bounds, float64
+            low, high = suite_action_bounds(self._env)
+            action_space: Any = spaces.Box(low, high, low.shape, np.float64)
+        else:
+            action_space = action_box(spec.action_low, spec.action_high)
+        super().__init__(int(spec.num_envs), observation_space, action_space)
         self._buf = self._env.buffers()
         self._shape = (self.num_envs, *cast(tuple[int, ...], self.action_space.shape))  # a Box's
         self._actions: np.ndarray | None = None
@@ -91,6 +122,10 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         self._numpy = {name for (name, _, _), kind in zip(spec.info_fields, spec.info_kinds) if kind == "numpy"}
 
     # --------------------------------------------------------------- helpers
+    def _obs(self, flat: np.ndarray) -> Any:
+        """N envs' observations: a copy of the buffer, or a Control Suite task's dict {key: (N, *shape)}."""
+        return flat.copy() if self._dict_obs is None else self._dict_obs.batch(flat, self._obs_keys)
+
     def _columns(self, buf: np.ndarray, fields: list, action_dtype: Any) -> list[list[Any]]:
         """One list per info key over the envs: Python int/bool/float values (np.float32 for float32
         "action" fields, an array per env for array-valued keys)."""
@@ -125,6 +160,8 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
     def reset(self) -> np.ndarray:
         """Reset every env (reseeded from ``seed()`` when it was called since the last reset)."""
         seeds = [None if s is None else check_seed(s, f"seed (env {i})") for i, s in enumerate(self._seeds)]
+        if self._env.seed_max < 2**64 - 1:  # a Control Suite task's RandomState seeds: 32 bits
+            check_suite_seed(seeds, self.num_envs, self.spec_.task, self._env.seed_max)
         for i, opts in enumerate(self._options):
             if opts:
                 raise ValueError(f"set_options: the task has no reset options, got {opts!r} for env {i}")
@@ -133,7 +170,7 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
             self.reset_infos = self._reset_info_rows(np.arange(self.num_envs))
             self._reset_seeds()
             self._reset_options()
-            return self._buf["obs"].copy()
+            return self._obs(self._buf["obs"])
 
     def step_async(self, actions: np.ndarray) -> None:
         """Check and keep the actions ((N, act_dim) float32/float64); a bad array raises here, nothing stepped."""
@@ -160,10 +197,12 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         if idx.size:
             final_obs = b["final_obs"][idx].copy()
             for j, i in enumerate(idx.tolist()):  # finished envs only
-                infos[i]["terminal_observation"] = final_obs[j]
+                infos[i]["terminal_observation"] = (
+                    final_obs[j] if self._dict_obs is None else self._dict_obs.one(final_obs[j])
+                )
             for i, row in zip(idx.tolist(), self._reset_info_rows(idx)):
                 self.reset_infos[i] = row
-        return b["obs"].copy(), b["reward"].astype(np.float32), dones, infos
+        return self._obs(b["obs"]), b["reward"].astype(np.float32), dones, infos
 
     def close(self) -> None:
         """Free the envs, threads and renderer, once a call in progress in another thread has returned."""
@@ -180,7 +219,12 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         if self.render_mode != "rgb_array":
             return [None] * self.num_envs
         with self._calls.call("render"):  # a close() from another thread waits for the frames
+            self._model_for_frames()
             return self._frames.render_states(self._env, range(self.num_envs))
+
+    def _model_for_frames(self) -> None:
+        if self._frames.model is None:
+            self._frames.model = render_model(self._env)  # a Control Suite task's: dm_control's own
 
     def _attributes(self) -> dict[str, Any]:
         return {
@@ -218,6 +262,7 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
             if self.render_mode != "rgb_array":
                 return [None] * len(idx)
             with self._calls.call("render"):
+                self._model_for_frames()
                 return self._frames.render_states(self._env, idx)
         if method_name == "get_state":
             with self._calls.call("get_state"):
@@ -232,5 +277,6 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
 
 
 def make_vec_env(num_envs: int, seed: int = 0, threads: int | None = None, **task_options: Any) -> MdvecSB3VecEnv:
-    """Return ``num_envs`` duck envs (or ``task=...``) in C as an SB3 VecEnv; env i seeded ``seed + i``."""
+    """Return ``num_envs`` duck envs (or ``task=...``: a name, its Gymnasium id or a Control Suite task's Shimmy id)
+    in C as an SB3 VecEnv; env i seeded ``seed + i``."""
     return MdvecSB3VecEnv(num_envs, seed=seed, threads=threads, **task_options)

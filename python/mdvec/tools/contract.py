@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 
 from .._mjwarn import collected
+from ..dm_tasks import is_dm_task
 from ..gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable
 from ..npdot import NumpyDot, arithmetic, numpy_dot
 from ..reference import DuckEnv
@@ -179,13 +180,15 @@ class _Tally:
         if not self.r.first_mismatch:
             self.r.first_mismatch = what
 
-    def obs(self, ref: np.ndarray, got: np.ndarray, where: str) -> None:
+    def obs(self, ref: Any, got: Any, where: str) -> None:
+        """One observation: an array, or a dict of arrays (a Control Suite task's, Shimmy's), compared entry by
+        entry; identical when every entry is (same keys in the same order, same dtypes, shapes and bits)."""
         self.r.observations += 1
         self.r.count(ref, got)
-        if ref.shape == got.shape and ref.dtype == got.dtype and ref.tobytes() == got.tobytes():
+        if same_obs(ref, got):
             self.r.obs_identical += 1
         else:
-            self._miss(f"obs at {where}: {explain(ref, got)}")
+            self._miss(f"obs at {where}: {explain_obs(ref, got)}")
 
     def step(self, ref: tuple, got: tuple, where: str) -> None:
         (r_obs, r_rew, r_done, r_info), (g_obs, g_rew, g_done, g_info) = ref, got
@@ -494,15 +497,51 @@ def gym_cases(quick: bool = False) -> list[Case]:
 
 def same_array(a: Any, b: Any) -> bool:
     """True when a and b are numpy arrays of one dtype and shape holding the same bytes (object
-    arrays: the same None/array entries)."""
+    arrays: the same None/array/dict-of-arrays entries, e.g. SAME_STEP's final_obs of a dict observation)."""
     if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype == object:
         return all(
-            (x is None and y is None) or (x is not None and y is not None and same_array(x, y))
+            (x is None and y is None) or (x is not None and y is not None and same_obs(x, y))
             for x, y in zip(a.ravel().tolist(), b.ravel().tolist())
         )
     return a.tobytes() == b.tobytes()
+
+
+def same_obs(a: Any, b: Any) -> bool:
+    """``same_array``, or for dict observations (a Control Suite task's): the same keys in the same order and
+    ``same_array`` for each entry."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and list(a) == list(b) and all(same_obs(a[k], b[k]) for k in a)
+        )
+    return same_array(a, b)
+
+
+def explain_obs(ref: Any, got: Any) -> str:
+    """``explain`` for observations: a dict observation's first differing entry by name (or its keys)."""
+    if isinstance(ref, dict) and isinstance(got, dict):
+        if list(ref) != list(got):
+            return f"keys {list(ref)} vs {list(got)}"
+        for key in ref:
+            if not same_obs(ref[key], got[key]):
+                return f"[{key!r}] {explain_obs(ref[key], got[key])}"
+        return ""
+    return explain(ref, got)
+
+
+def obs_row(obs: Any, i: int) -> Any:
+    """Env i's observation of a batch: its row, or each entry's row of a dict (a 0-d array for an (N,) entry)."""
+    if isinstance(obs, dict):
+        return {key: value[i, ...] for key, value in obs.items()}
+    return obs[i]
+
+
+def obs_form(obs: Any) -> Any:
+    """An observation batch's dtype and shape, per entry for a dict (compared for the batch as a whole)."""
+    if isinstance(obs, dict):
+        return {key: obs_form(value) for key, value in obs.items()}
+    return (np.asarray(obs).dtype, np.shape(obs))
 
 
 def _bits_equal(a: np.ndarray, b: np.ndarray) -> int:
@@ -643,10 +682,10 @@ def compare_vector_envs(
 
     def check_reset(r: tuple, g: tuple, where: str) -> None:
         for i in range(n):
-            tally.obs(r[0][i], g[0][i], f"{where} env {i}")
-        if not (same_array(r[0], g[0])):
-            tally._miss(f"{where}: obs arrays differ ({r[0].dtype} vs {g[0].dtype})")
-            if r[0].shape[:1] != g[0].shape[:1] or r[0].dtype != g[0].dtype:
+            tally.obs(obs_row(r[0], i), obs_row(g[0], i), f"{where} env {i}")
+        if not same_obs(r[0], g[0]):
+            tally._miss(f"{where}: obs arrays differ ({explain_obs(r[0], g[0])})")
+            if obs_form(r[0]) != obs_form(g[0]):
                 result.info_mismatches += 1  # rows compared above may hide a dtype/shape difference
         check_info(r[1], g[1], where)
 
@@ -663,7 +702,7 @@ def compare_vector_envs(
             g_obs, g_rew, g_term, g_trunc, g_info = got.step(a.copy())
             where = f"step {t}"
             for i in range(n):
-                tally.obs(r_obs[i], g_obs[i], f"{where} env {i}")
+                tally.obs(obs_row(r_obs, i), obs_row(g_obs, i), f"{where} env {i}")
                 result.steps += 1
                 result.count(r_rew[i], g_rew[i])
                 if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
@@ -671,9 +710,9 @@ def compare_vector_envs(
                 else:
                     tally._miss(f"reward at {where} env {i}: {explain(r_rew[i], g_rew[i])}")
             for name, x, y in (("obs", r_obs, g_obs), ("reward", r_rew, g_rew)):
-                if x.dtype != y.dtype or x.shape != y.shape:
+                if obs_form(x) != obs_form(y) or (isinstance(x, dict) and list(x) != list(y)):
                     result.info_mismatches += 1
-                    tally._miss(f"{name} array at {where}: {x.dtype}{x.shape} vs {y.dtype}{y.shape}")
+                    tally._miss(f"{name} array at {where}: {obs_form(x)} vs {obs_form(y)}")
             for name, x, y in (("terminated", r_term, g_term), ("truncated", r_trunc, g_trunc)):
                 result.count(x, y)
                 if not same_array(x, y):
@@ -778,7 +817,7 @@ def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: 
         if op == "reset":
             r_obs, g_obs = ref.reset(), got.reset()
             for i in range(n):
-                tally.obs(r_obs[i], g_obs[i], f"reset env {i}")
+                tally.obs(obs_row(r_obs, i), obs_row(g_obs, i), f"reset env {i}")
             check_infos(ref.reset_infos, got.reset_infos, "reset_infos")
             continue
         for _ in range(arg):
@@ -788,7 +827,7 @@ def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: 
             g_obs, g_rew, g_done, g_info = got.step(a.copy())
             where = f"step {t}"
             for i in range(n):
-                tally.obs(r_obs[i], g_obs[i], f"{where} env {i}")
+                tally.obs(obs_row(r_obs, i), obs_row(g_obs, i), f"{where} env {i}")
                 result.steps += 1
                 result.count(r_rew[i], g_rew[i])
                 if np.asarray(r_rew[i]).tobytes() == np.asarray(g_rew[i]).tobytes():
@@ -797,7 +836,7 @@ def compare_sb3_envs(ref: Any, got: Any, script: list[tuple[str, Any]], result: 
                     tally._miss(f"reward at {where} env {i}: {explain(r_rew[i], g_rew[i])}")
             result.count(r_done, g_done)
             for name, x, y in (("obs", r_obs, g_obs), ("reward", r_rew, g_rew), ("done", r_done, g_done)):
-                if x.dtype != y.dtype or x.shape != y.shape or (name == "done" and not same_array(x, y)):
+                if obs_form(x) != obs_form(y) or (name == "done" and not same_array(x, y)):
                     result.flag_mismatches += 1
                     tally._miss(f"{name} at {where}: {explain(x, y)}")
             result.episodes += int(np.sum(r_done))
@@ -862,12 +901,10 @@ def v5_cases(task: str, quick: bool = False) -> list[Case]:
     ]
 
 
-DM_SHORT = {"next_step": {"time_limit": 0.5}, "same_step": {"max_episode_steps": V5_MAX_STEPS}}
-
-
-def is_dm_task(task: str) -> bool:
-    """Whether task is one of dm_control's Control Suite (its reference is in mdvec.reference.dm_control)."""
-    return (task_meta(task, "reference") or "").startswith("mdvec.reference.dm_control:")
+DM_SHORT: dict[str, dict[str, Any]] = {
+    "next_step": {"time_limit": 0.5},
+    "same_step": {"max_episode_steps": V5_MAX_STEPS},
+}
 
 
 _V5_UNAVAILABLE: str | None = None

@@ -8,7 +8,9 @@ On a task other than the duck (any task of ``mdvec.task_names()``: a Gymnasium t
 each seed s gets one C env, reseeded with s once, that runs the episodes back to back (bit for bit its
 reference: Gymnasium's env, or the task's Python reference); reported, for the policy and for all-zero
 actions: return (mean, std, min, per seed), mean episode length and the share of episodes that ended by
-termination.
+termination. A Control Suite task (``cheetah-run``) runs on its flat observation (dm_control's
+flatten_observation order), the one ``train`` trains its MlpPolicy on; its seeds lie in [0, 2**32 - 1]
+(np.random.RandomState's).
 
 Each evaluation seed s builds one ``mdvec.reference.DuckEnv(seed=s)`` and runs ``--episodes``
 episodes back to back on it (the env's own generator draws every episode: pushes, noise, DR), with
@@ -287,7 +289,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)"
     )
     p.add_argument(
-        "--env", type=task_arg, default=None, help="task (default: the policy's training env, else the duck)"
+        "--env",
+        "--task",
+        dest="env",
+        type=task_arg,
+        default=None,
+        help="task (default: the policy's training env, else the duck)",
     )
     p.add_argument(
         "-o",

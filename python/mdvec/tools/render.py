@@ -8,6 +8,9 @@ On a task other than the duck (``--env``, default: the one the policy was traine
 on one C env and each frame draws its state on its model: the MJCF file it loaded (a Gymnasium task's
 ``xml_file``), or, for a model built into the library as an MJCF string (``cartpole_swingup``), its
 Python reference's model, the same MJCF; the caption shows the task, policy, episode, time and return.
+A Control Suite task (``cheetah-run``) is drawn on dm_control's own model of the task (the suite edits some
+models after reading their XML) through the model's camera 0 (``--camera``: another id or a camera's name),
+and its policy takes the flat observation (dm_control's flatten_observation order), as ``train`` trains it.
 
 On the duck the episodes run on the C env (``mdvec.Env(seed=--seed)``, episodes back to back) and the frames are
 drawn by ``mujoco.Renderer`` from its MuJoCo state (``get_state``, mjSTATE_FULLPHYSICS), with a camera
@@ -100,20 +103,25 @@ def render_task_episodes(
     height: int = 240,
     fps: int = 25,
     options: dict[str, Any] | None = None,
+    camera: int | str | None = None,
 ) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
     the episode, the time and the return so far. ``policy`` None: all-zero actions. The state is drawn on
-    the model ``load_model`` gives: the MJCF file the env loaded, else (a model built into the library as
-    a string) its Python reference's model."""
+    the model ``mdvec.vector.render_model`` gives: the MJCF file the env loaded, else (a model built into the
+    library as a string) its Python reference's model; a Control Suite task's is dm_control's own. ``camera``:
+    None tracks body 1 (a Control Suite task: its camera 0), else a camera id or name of the model."""
     from PIL import Image, ImageDraw
 
-    from .._shared import FrameRenderer, load_model
+    from .._shared import FrameRenderer
     from ..vecenv import VecEnv
+    from ..vector import is_suite_task, render_model
 
+    if camera is None and is_suite_task(env):
+        camera = 0  # the model's first camera, as dm_control's videos use
     with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        model = load_model(venv)  # drawn on: its MJCF file, or its reference's model
-        frames_of = FrameRenderer(model, width, height)
+        model = render_model(venv)  # drawn on: its MJCF file, its reference's model, or dm_control's
+        frames_of = FrameRenderer(model, width, height, camera)
         b = venv.buffers()
         if policy is None:
             zeros = np.zeros((1, venv.nu), dtype=np.float32)
@@ -391,6 +399,14 @@ def _video_path(text: str) -> Path:
     return path
 
 
+def _camera(text: str) -> int | str:
+    """A camera id (digits, or -1 for the free camera) or a camera's name (argparse type of --camera)."""
+    text = text.strip()
+    if not text:
+        raise argparse.ArgumentTypeError("expected a camera id or name")
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return render's argument parser: every value is checked as it is parsed (one line, exit status 2)."""
     from .train import task_option_help
@@ -410,7 +426,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=_video_path, required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
     p.add_argument("--seed", type=seed_int(SEED_MAX), default=0, help="env seed (default %(default)s)")
     p.add_argument(
-        "--env", type=task_arg, default=None, help="task (default: the policy's training env, else the duck)"
+        "--env",
+        "--task",
+        dest="env",
+        type=task_arg,
+        default=None,
+        help="task (default: the policy's training env, else the duck)",
+    )
+    p.add_argument(
+        "--camera",
+        type=_camera,
+        default=None,
+        help="a task other than the duck: the model's camera to draw through, an id or a name (default: a "
+        "camera tracking the body, or a Control Suite task's camera 0)",
     )
     p.add_argument("--episodes", type=positive_int, default=1, help="episodes, back to back (default %(default)s)")
     p.add_argument("--width", type=int_in(1, 8192), default=320, help="pixels, in [1, 8192] (default %(default)s)")
@@ -478,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             task_policy = load_policy(args.policy) if trained else None  # None: zero actions
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
             frames, stats = render_task_episodes(
-                task_policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task
+                task_policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task, args.camera
             )
         write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:

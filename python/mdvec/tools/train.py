@@ -3,9 +3,18 @@
 ``python -m mdvec train --backend mdvec --envs 16 --threads 2 --steps 2000000 --seed 1 --out runs/duck1``
 ``python -m mdvec train --env Hopper-v5 --backend mdvec --envs 8 --steps 1000000 --out runs/hopper1``
 
-``--env``: ``duck`` (the default) or any other task of the catalogue (``mdvec.task_names()``): a task's
-name or the Gymnasium id it declares, as ``mdvec.make`` takes them (``Hopper-v5``, ``mdvec/Hopper-v5``,
-``cartpole_swingup``, ``mdvec/DuckBalance-v0``). Two backends run the very same PPO:
+``--env`` (or ``--task``): ``duck`` (the default) or any other task of the catalogue (``mdvec.task_names()``): a
+task's name or the Gymnasium id it declares, as ``mdvec.make`` takes them (``Hopper-v5``, ``mdvec/Hopper-v5``,
+``cartpole_swingup``, ``mdvec/DuckBalance-v0``, ``cheetah-run``, Shimmy's ``dm_control/cheetah-run-v0``).
+
+dm_control's Control Suite tasks (``--task cheetah-run``, ``walker-walk``, ...) are trained on their flat
+observation: each env built with ``flat_observation=True`` (one float64 vector in dm_control's
+flatten_observation order, the same values as Shimmy's Dict observation) and SB3's ``MlpPolicy``. (Shimmy's Dict
+would need ``MultiInputPolicy``, which fails on the tasks with a scalar entry, such as walker's "height".) The
+policy then takes that flat vector in evaluate and render too. Their episodes end by dm_control's time limit
+(``-o time_limit=SECONDS``, default the task's: 1000 steps mostly) and, where the task says so, by termination.
+
+Two backends run the very same PPO:
 
 * ``mdvec``: ``mdvec.sb3.make_vec_env`` (the C envs on worker threads, one process);
 * ``processes``: what a user would pick without mdvec, SB3's ``SubprocVecEnv`` (one process per env;
@@ -54,6 +63,7 @@ import numpy as np
 from .._paths import writable_dir
 from .._resources import VARIANTS
 from ..reference.config import TaskConfig
+from ..vector import is_suite_task
 from ._args import (
     NUMPY_SEED_MAX,
     ArgumentRefused,
@@ -183,6 +193,10 @@ def task_option_help() -> str:
     )
     lines.append(
         "  any other task's (--env cartpole_swingup): its options, mdvec.task_options(TASK), e.g. -o cart_limit=1.5"
+    )
+    lines.append(
+        "  a Control Suite task's (--env cheetah-run): time_limit (seconds), control_timestep, n_sub_steps, "
+        "legacy_step, max_episode_steps (fully_observable: manipulator), e.g. -o time_limit=5"
     )
     lines.append(
         "  an option that takes an index or a name (Ant-v5's main_body): digits are an index (-o main_body=1), "
@@ -353,6 +367,8 @@ def make_env(
         if env != DUCK:
             raise ValueError(f"--variant: only the duck has model variants, not {env}")
         options["variant"] = variant
+    if is_suite_task(env):  # MlpPolicy on the flat observation (dm_control's flatten_observation order)
+        options["flat_observation"] = True
     if backend == "mdvec":
         try:
             from ..adapters.sb3 import make_vec_env
@@ -1125,12 +1141,16 @@ def build_parser() -> argparse.ArgumentParser:
     t = p.add_argument_group("task")
     t.add_argument(
         "--env",
+        "--task",
+        dest="env",
         type=task_arg,
         default=None,
         metavar="ENV",
         help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
-        "..., cartpole_swingup (backend processes then runs its reference: Gymnasium's own env for "
-        "Gymnasium's tasks)",
+        "..., cartpole_swingup, cheetah-run, walker-walk, ... (backend processes then runs its reference: "
+        "Gymnasium's own env for Gymnasium's tasks, dm_control itself for the Control Suite's). A Control "
+        "Suite task trains MlpPolicy on its flat observation (flat_observation=True, dm_control's "
+        "flatten_observation order), not on Shimmy's Dict",
     )
     t.add_argument(
         "-o",

@@ -7,7 +7,9 @@ Importing this package registers the id every library task declares (``mdvec/Duc
     envs = gymnasium.make_vec("mdvec/DuckBalance-v0", num_envs=64,
                               vectorization_mode="vector_entry_point", threads=4)
 
-``import mdvec`` registers them too when gymnasium is installed. The entry points are "module:attr"
+``import mdvec`` registers them too when gymnasium is installed. dm_control's Control Suite tasks
+(``mdvec/cheetah-run-v0``, ...) also get Shimmy's ids (``dm_control/cheetah-run-v0``, ``ALIASES``) unless Shimmy
+is installed (its own registration of them, dm_control in Python, is never replaced). The entry points are "module:attr"
 strings, as Gymnasium's own ids' (``"mdvec.gym:Hopper_v5Env"``, ``"mdvec.gym:Hopper_v5VectorEnv"``: the
 classes are attributes of this module), so specs serialise (``EnvSpec.to_json``).
 """
@@ -24,7 +26,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without gym
 
 from gymnasium.vector import AutoresetMode
 
-from ._tasks import DUCK_ID, TASKS, TaskEntry, register_builtin, register_task
+from ._tasks import ALIASES, DUCK_ID, TASKS, TaskEntry, register_builtin, register_task
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv
 from .vector import MdvecVectorEnv
 
@@ -33,6 +35,7 @@ DuckBalanceEnv = TASKS[DUCK_ID].env_class
 DuckBalanceVectorEnv = TASKS[DUCK_ID].vector_class
 
 __all__ = [
+    "ALIASES",
     "DUCK_ID",
     "TASKS",
     "AutoresetMode",

@@ -5,10 +5,15 @@ default keyword arguments. ``register_task`` makes the task's ``gymnasium.Env`` 
 backends) and its C-backed ``VectorEnv`` subclass and registers them with Gymnasium, so
 ``gymnasium.make(env_id, backend=...)`` and ``gymnasium.make_vec(env_id, num_envs=...,
 vectorization_mode="vector_entry_point" | "sync" | "async")`` work for it.
+
+A Control Suite task is also registered under Shimmy's id ("dm_control/cheetah-run-v0", ``ALIASES``), the same
+classes, unless Shimmy is installed or the id is registered already: Shimmy's own registration of its ids (made
+by ``import shimmy``: dm_control in Python) is never replaced. ``mdvec.make`` takes Shimmy's ids either way.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import warnings
 from collections.abc import Callable
@@ -19,11 +24,12 @@ import gymnasium
 
 from ..._shared import make_entry_point
 from ...vecenv import is_gymnasium_id, task_meta, task_names, task_options, task_summary
-from ...vector import VECTOR_CLASSES
+from ...vector import VECTOR_CLASSES, shimmy_id
 from .env import CCore, DuckReferenceCore, GymReferenceCore, MdvecTaskEnv, PlainReferenceCore
 from .vector import MdvecVectorEnv
 
 TASKS: dict[str, TaskEntry] = {}
+ALIASES: dict[str, str] = {}  # Shimmy's id -> mdvec's id, for the Control Suite ids this module registered
 HOME = "mdvec.gym"  # the module whose attributes the registered classes are: entry points "mdvec.gym:<class name>"
 DUCK_ID: str = task_meta("duck", "id") or ""  # the duck's id, as its task declares it ("mdvec/DuckBalance-v0")
 
@@ -132,7 +138,38 @@ def register_task(
     )
     TASKS[env_id] = entry
     VECTOR_CLASSES[env_id] = vector_class  # what mdvec.make builds for the id (the core imports no adapter)
+    _register_alias(entry)
     return entry
+
+
+def shimmy_installed() -> bool:
+    """Whether Shimmy is installed (found without importing it)."""
+    return importlib.util.find_spec("shimmy") is not None
+
+
+def _register_alias(entry: TaskEntry) -> None:
+    """Register a Control Suite task under Shimmy's id too, with the classes of its mdvec id, unless Shimmy is
+    installed (``import shimmy`` registers its own, dm_control in Python) or another registration holds the id."""
+    alias = shimmy_id(entry.task)
+    if alias is None or alias == entry.env_id:
+        return
+    if alias in gymnasium.registry:
+        point = gymnasium.registry[alias].entry_point
+        if ALIASES.get(alias) is None or not (isinstance(point, str) and point.startswith(HOME + ":")):
+            return  # Shimmy's own (or someone else's): left alone
+        del gymnasium.registry[alias]  # ours, from an earlier registration of the task: replaced
+    elif shimmy_installed():
+        return
+    spec = gymnasium.registry[entry.env_id]
+    gymnasium.register(
+        id=alias,
+        entry_point=spec.entry_point,
+        vector_entry_point=spec.vector_entry_point,
+        kwargs=dict(spec.kwargs),
+        max_episode_steps=spec.max_episode_steps,
+        reward_threshold=spec.reward_threshold,
+    )
+    ALIASES[alias] = entry.env_id
 
 
 def entry_point_reference(target: str) -> Callable[..., Any]:

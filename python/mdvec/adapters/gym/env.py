@@ -10,6 +10,14 @@ A core has ``observation_space``, ``action_space``, ``reset(seed) -> (obs, info)
 Seeding: an env is seeded from its constructor ``seed`` (default 0) until ``reset(seed=...)``
 reseeds it; ``reset()`` without a seed continues the env's own generator. Both backends do this,
 so ``reset()`` is deterministic from construction on.
+
+A Control Suite task ("mdvec/cheetah-run-v0") is Shimmy's ``DmControlCompatibilityV0`` around
+``dm_control.suite.load``: ``reset(seed=s)`` gives the task ``np.random.RandomState(s)`` (s in [0, 2**32 - 1]),
+the observation is a dict of float64 arrays in dm_control's order, its space a Dict of Box(-inf, inf, shape,
+float64), the action space Box(float64) with the action spec's bounds; ``flat_observation=True`` gives one
+float64 vector in dm_control's flatten_observation order instead (``mdvec.vector``'s module docstring). The
+C backend cuts its dict from the library's flat observation by the task's obs_layout; the reference backend
+gives dm_control's own observation OrderedDict (each value copied), so comparing them compares like with like.
 """
 
 from __future__ import annotations
@@ -34,10 +42,10 @@ from ..._shared import (
     field_dtype,
     info_keys,
     kind_type,
-    load_model,
     render_camera,
 )
 from ..._shared import reset_mask as _check_reset_options
+from ...vector import RANDOMSTATE_SEED_MAX, DictObs, check_suite_seed, is_suite_task, render_model, suite_action_bounds
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
@@ -138,7 +146,7 @@ class CCore:
         import mujoco
 
         if self._model is None:
-            self._model = load_model(self.venv)
+            self._model = render_model(self.venv)  # a Control Suite task's: dm_control's own model
             self._data = mujoco.MjData(self._model)
         sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
         mujoco.mj_setState(self._model, self._data, np.asarray(self.venv.get_state(0, sig), np.float64), sig)
@@ -236,7 +244,10 @@ class MdvecTaskEnv(NoCopy, gymnasium.Env):
 
     ``backend``: "c" (libmdvec) or "reference" (the Python reference); both give the same bits.
     ``seed``: the constructor seed (reset() without a seed starts from it). ``render_mode``: None or
-    "rgb_array" (``width``, ``height``, ``camera`` shape the frames). Other keywords are task options.
+    "rgb_array" (``width``, ``height``, ``camera`` shape the frames; ``camera`` None: a camera tracking body 1,
+    or a Control Suite task's camera 0). ``flat_observation``: a Control Suite task's observation as one
+    float64 vector (dm_control's flatten_observation order) instead of Shimmy's dict (see the module
+    docstring); no effect on other tasks. Other keywords are task options.
 
     Threads and processes, as ``mdvec.VecEnv``: one thread at a time (a call overlapping another raises
     ``MdvecError``, "concurrent call"); ``close()`` from another thread waits for a call in progress, which
@@ -256,9 +267,12 @@ class MdvecTaskEnv(NoCopy, gymnasium.Env):
         width: int = 480,
         height: int = 480,
         camera: int | str | None = None,
+        flat_observation: bool = False,
         **options: Any,
     ) -> None:
         self._calls = CallLock()  # every call holds it; close() waits for it
+        if not isinstance(flat_observation, (bool, np.bool_)):
+            raise TypeError(f"flat_observation: expected True or False, got {flat_observation!r}")
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -266,6 +280,9 @@ class MdvecTaskEnv(NoCopy, gymnasium.Env):
                 f"render_mode: expected None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         seed = check_seed(seed)
+        self._suite = is_suite_task(self.entry.task)
+        if self._suite:  # np.random.RandomState(seed): 32 bits, on both backends
+            check_suite_seed(seed, 1, self.entry.task, RANDOMSTATE_SEED_MAX)
         camera = render_camera(camera, options, self.entry.render_kwargs)  # Gymnasium's camera_name / camera_id
         self.backend, self.render_mode, self.task_options = backend, render_mode, dict(options)
         self._core = self.entry.make_core(backend, seed, dict(options))
@@ -273,24 +290,67 @@ class MdvecTaskEnv(NoCopy, gymnasium.Env):
             self.metadata = {**self.metadata, "render_fps": getattr(self._core, "render_fps", None)}
         self.observation_space = self._core.observation_space
         self.action_space = self._core.action_space
+        self.flat_observation = bool(flat_observation)
+        self._dict_obs: DictObs | None = None  # a Control Suite task's dict observation (C backend: cut from flat)
+        self._dm_reference: Any = None  # backend "reference" of a Control Suite task: its DmControlEnv
+        if self._suite:
+            self._shimmy_spaces(bool(flat_observation))
+            if camera is None:
+                camera = 0  # the model's first camera, as dm_control's videos use
         self._frames = FrameRenderer(None, width, height, camera)
         self._shape = cast(tuple[int, ...], self.action_space.shape)  # a Box's
         # np_random of the C backend: the C env's generator, mirrored (see the np_random property)
         self._ctor_seed, self._c_seeded, self._rng_behind = seed, False, 0
         self._draws: Callable[[np.random.Generator], None] | None = None
 
+    def _shimmy_spaces(self, flat: bool) -> None:
+        """A Control Suite task's spaces as Shimmy's: the action spec's bounds as Box(float64); the observation
+        a Dict of Box(-inf, inf, shape, float64) unless ``flat`` (then Box(-inf, inf, (obs_dim,), float64))."""
+        from ...vecenv import parse_obs_layout
+
+        if isinstance(self._core, CCore):
+            low, high = suite_action_bounds(self._core.venv)
+            layout = self._core.spec.obs_layout
+        else:
+            self._dm_reference = getattr(self._core, "env", None)  # mdvec.reference.dm_control.DmControlEnv
+            low = np.asarray(self._dm_reference.action_low, np.float64)
+            high = np.asarray(self._dm_reference.action_high, np.float64)
+            layout = parse_obs_layout(self._dm_reference.obs_layout)
+        self.action_space = spaces.Box(low, high, low.shape, np.float64)
+        self._shape = cast(tuple[int, ...], self.action_space.shape)
+        if flat:
+            self._dm_reference = None
+            return
+        self._dict_obs = DictObs(layout)
+        self.observation_space = spaces.Dict(
+            {name: spaces.Box(-np.inf, np.inf, shape, np.float64) for name, shape in layout}
+        )  # keys sorted by gymnasium.spaces.Dict, as Shimmy's dm_spec2gym_space gets them
+
+    def _obs(self, flat: np.ndarray) -> Any:
+        """The observation handed out: the core's, or a Control Suite task's dict (dm_control's own with the
+        reference backend, cut from the flat observation with the C backend)."""
+        if self._dict_obs is None:
+            return flat
+        if self._dm_reference is not None:  # Shimmy's dm_obs2gym_obs of dm_control's observation, copied
+            return {key: np.array(value) for key, value in self._dm_reference.observation.items()}
+        return self._dict_obs.one(flat)
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
             seed = check_seed(seed)
+            if self._suite:  # np.random.RandomState(seed): 32 bits, on both backends
+                check_suite_seed(seed, 1, self.entry.task, RANDOMSTATE_SEED_MAX)
         _check_reset_options(options, 1, allowed=())
         with self._calls.call("reset"):  # a close() from another thread waits for the results
             self._seed_np_random(seed)
-            return self._core.reset(seed)
+            obs, info = self._core.reset(seed)
+            return self._obs(obs), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         action = as_actions(action, self._shape, getattr(self._core, "spec", None))  # None: the reference's own
         with self._calls.call("step"):  # a close() from another thread waits for the results
-            return self._core.step(action)
+            obs, *rest = self._core.step(action)
+            return (self._obs(obs), *rest)
 
     def _seed_np_random(self, seed: int | None) -> None:
         """Before a reset: seed np_random as gymnasium.Env.reset does; with the C backend also with the

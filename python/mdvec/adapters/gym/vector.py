@@ -38,7 +38,9 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
     ``seed``: env i starts from seed + i until ``reset(seed=...)`` reseeds it. ``threads``: worker
     threads (None: libmdvec's choice). ``autoreset_mode``: AutoresetMode (default NEXT_STEP, as
     Gymnasium) or its name. ``render_mode`` None or "rgb_array" (``render()`` returns one frame per
-    env). Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
+    env). ``flat_observation``: a Control Suite task's observation as one float64 vector (dm_control's
+    flatten_observation order) instead of Shimmy's Dict (``mdvec.vector``). Other keywords are task options (and
+    ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
     """
 
     entry: TaskEntry  # set on each registered subclass
@@ -54,6 +56,7 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
         width: int = 480,
         height: int = 480,
         camera: int | str | None = None,
+        flat_observation: bool = False,
         **options: Any,
     ) -> None:
         if backend != "c":
@@ -73,12 +76,16 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
             width,
             height,
             camera,
+            flat_observation,
             **self.entry.task_options(options),
         )
         self.task_options = dict(options)
 
     def _space(self, low: np.ndarray, high: np.ndarray, dtype: Any) -> Any:
-        return gymnasium.spaces.Box(np.asarray(low, dtype), np.asarray(high, dtype), (len(low),), np.dtype(dtype))
+        return gymnasium.spaces.Box(np.asarray(low, dtype), np.asarray(high, dtype), np.shape(low), np.dtype(dtype))
+
+    def _dict(self, spaces: dict[str, Any]) -> Any:
+        return gymnasium.spaces.Dict(spaces)  # keys sorted, as Shimmy's dm_spec2gym_space gets them
 
     def _batch(self, space: Any) -> Any:
         return batch_space(space, self.num_envs)
