@@ -22,8 +22,14 @@ def _ids() -> list[str]:
 
 
 def test_ids_are_declared() -> None:
-    """Every task declares its id: the duck's, and mdvec/<name> for the Gymnasium tasks."""
-    assert _ids() == [DUCK_ID if t == "duck" else "mdvec/" + t for t in mdvec.task_names()]
+    """Every task declares its id: the duck's, mdvec/<name>-v0 for the Control Suite's (Shimmy's ids with
+    mdvec's prefix), and mdvec/<name> for the others."""
+    from mdvec.dm_tasks import is_dm_task
+
+    expected = [
+        DUCK_ID if t == "duck" else f"mdvec/{t}-v0" if is_dm_task(t) else "mdvec/" + t for t in mdvec.task_names()
+    ]
+    assert _ids() == expected
 
 
 def test_names_and_suggestions() -> None:
@@ -112,7 +118,7 @@ def test_every_task_equals_gymnasiums_vector_env(env_id: str) -> None:
         ref = gymnasium.make_vec(task.reference, num_envs=3, vectorization_mode="sync", **opts)
     else:
         ref = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", backend="reference", **opts)
-    got = mdvec.make(env_id.split("/")[-1] if env_id != DUCK_ID else "duck", num_envs=3, seed=0, threads=2, **opts)
+    got = mdvec.make(task.task, num_envs=3, seed=0, threads=2, **opts)
     try:
         assert got.single_observation_space == ref.single_observation_space
         assert got.single_action_space == ref.single_action_space
