@@ -6,6 +6,10 @@
 # each target (libFuzzer's stat::number_of_executed_units) and fails on any crash, sanitizer report,
 # leak, timeout (an input running past FUZZ_TIMEOUT s), out-of-memory (RSS past 4 GiB, or one
 # allocation past 1 GiB: a few envs never need that much) or broken invariant.
+# The Gymnasium tasks need Gymnasium's assets and the Control Suite tasks dm_control's suite folder: meson
+# finds both from the venv's python (tests/fuzz/meson.build compiles them in; MDVEC_GYM_ASSETS and
+# MDVEC_DM_SUITE override them at run time); the line "fuzz.sh: task files" says which were found (a task
+# whose files are missing is not fuzzed).
 # Installs clang with apt-get when it is missing (CI runs as root on a fresh Debian-like machine).
 #   FUZZ_SECONDS=600 bash ci/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="step config" bash ci/fuzz.sh
@@ -47,6 +51,15 @@ export CC=clang
 fresh_setup "$BUILD" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
   -Dpython_tests=false
 ninja -C "$BUILD" fuzz   # the targets only (alias in tests/fuzz/meson.build)
+python - <<'PY'
+import importlib.util, os
+def found(pkg, *sub):
+    s = importlib.util.find_spec(pkg)
+    d = os.path.join(list(s.submodule_search_locations)[0], *sub) if s and s.submodule_search_locations else ""
+    return d if d and os.path.isdir(d) else f"not found ({pkg} not installed: its tasks are not fuzzed)"
+print("fuzz.sh: task files: Gymnasium's assets", found("gymnasium", "envs", "mujoco", "assets"),
+      "| dm_control's suite", found("dm_control", "suite"))
+PY
 
 # Reports are fatal; the suppression file names libmujoco's prebuilt code only (none so far).
 export ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1:print_summary=1

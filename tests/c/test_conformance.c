@@ -6,11 +6,14 @@
  * results; the three autoreset modes keep their contracts; masked and seeded resets touch exactly the
  * envs they name, and a seeded reset equals a fresh handle of that seed; the physics state reads out;
  * every numeric option beyond its bounds is refused naming the option; NaN and inf actions are refused
- * and change nothing. The CI runs this under ASan/UBSan and TSan (ci/sanitize.sh).
+ * and change nothing; seeds past the task's seed_max (spec.seed_max: env i gets seed + i) are refused by
+ * mdvec_create, mdvec_seed and mdvec_reset_envs with MDVEC_ERR_ARG, changing nothing, and the largest
+ * allowed ones are taken. The CI runs this under ASan/UBSan and TSan (ci/sanitize.sh).
  *
  * A task whose xml_file option defaults to a bare name (Gymnasium's assets) needs those assets: meson
- * passes their folder in MDVEC_GYM_ASSETS (gymnasium installed); without it such tasks are skipped,
- * saying so. */
+ * passes their folder in MDVEC_GYM_ASSETS (gymnasium installed). A task with a suite_dir option and no
+ * default for it (the Control Suite tasks) needs dm_control's suite folder: meson passes it in
+ * MDVEC_DM_SUITE (dm_control installed). Without them such tasks are skipped, saying so. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +51,8 @@ static void set_option(task_setup *s, const char *name, const char *value) {
   s->opts[s->n_opts++] = (mdvec_option_t){name, value};
 }
 
-/* Fill s for task k; return 0, or -1 when the task needs Gymnasium's assets and they are not given. */
+/* Fill s for task k; return 0, -1 when the task needs Gymnasium's assets and they are not given, or -2 when
+ * it needs dm_control's suite folder and that is not given. */
 static int setup(int k, task_setup *s) {
   memset(s, 0, sizeof *s);
   s->task = mdvec_task_name(k);
@@ -61,6 +65,11 @@ static int setup(int k, task_setup *s) {
       if (!assets || !assets[0]) return -1;
       snprintf(s->xml, sizeof s->xml, "%s/%s", assets, o.def);
       set_option(s, "xml_file", s->xml);
+    }
+    if (!strcmp(o.name, "suite_dir") && o.type == MDVEC_OPT_STRING && (!o.def || !o.def[0])) {
+      const char *suite = getenv("MDVEC_DM_SUITE"); /* the environment's own storage: outlives every copy of s */
+      if (!suite || !suite[0]) return -2;
+      set_option(s, "suite_dir", suite);
     }
     for (size_t q = 0; q < sizeof kShort / sizeof kShort[0]; q++)
       if (!strcmp(o.name, kShort[q].name)) set_option(s, kShort[q].name, kShort[q].value);
@@ -314,6 +323,63 @@ static void check_option_bounds(const task_setup *s) {
   CHECK_THAT(WHAT("%s: some option bound to check", s->task), tried > 0);
 }
 
+/* Seeds at and past the task's seed_max (spec.seed_max; env i gets seed + i): the largest allowed are taken,
+ * the next refused with MDVEC_ERR_ARG and a message, by mdvec_create, mdvec_seed and mdvec_reset_envs, and a
+ * refused call changes no buffer. */
+static void check_seed_range(const task_setup *s) {
+  char err[1024] = "";
+  mdvec_t *h;
+  if (create(s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 5, &h, err, sizeof err) != MDVEC_OK || mdvec_reset(h)) {
+    CHECK_THAT(WHAT("%s: create (%s)", s->task, err), 0);
+    mdvec_destroy(h);
+    return;
+  }
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  mdvec_spec(h, &sp);
+  const uint64_t max = sp.seed_max, top = max - (N - 1); /* the largest seed N envs take */
+  CHECK_THAT(WHAT("%s: seed_max %llu leaves room for %d envs", s->task, (unsigned long long)max, N), max >= N - 1);
+  row before[N], after[N];
+  for (int i = 0; i < N; i++) read_row(h, i, &before[i]);
+  int code = mdvec_seed(h, top + 1);
+  CHECK_THAT(WHAT("%s: mdvec_seed(%llu) with %d envs refused (seed_max %llu)", s->task, (unsigned long long)(top + 1),
+                  N, (unsigned long long)max),
+             code == MDVEC_ERR_ARG && strstr(mdvec_errmsg(h), "seed"));
+  const uint8_t mask[N] = {0, 0, 1, 0, 0};
+  uint64_t seeds[N] = {0, 0, 0, 0, 0};
+  if (max < UINT64_MAX) {
+    seeds[2] = max + 1;
+    code = mdvec_reset_envs(h, mask, seeds, NULL);
+    CHECK_THAT(WHAT("%s: mdvec_reset_envs with seed %llu refused", s->task, (unsigned long long)(max + 1)),
+               code == MDVEC_ERR_ARG && strstr(mdvec_errmsg(h), "seed"));
+    seeds[2] = UINT64_MAX;
+    code = mdvec_reset_envs(h, mask, seeds, NULL);
+    CHECK_THAT(WHAT("%s: mdvec_reset_envs with seed 2**64 - 1 refused", s->task), code == MDVEC_ERR_ARG);
+  }
+  int ok = 1;
+  for (int i = 0; i < N; i++) {
+    read_row(h, i, &after[i]);
+    ok &= !memcmp(&after[i], &before[i], sizeof after[i]);
+  }
+  CHECK_THAT(WHAT("%s: refused seeds changed no buffer", s->task), ok);
+  CHECK_THAT(WHAT("%s: mdvec_seed(%llu) with %d envs taken", s->task, (unsigned long long)top, N),
+             mdvec_seed(h, top) == MDVEC_OK && mdvec_reset(h) == MDVEC_OK);
+  seeds[2] = max;
+  CHECK_THAT(WHAT("%s: mdvec_reset_envs with seed %llu taken", s->task, (unsigned long long)max),
+             mdvec_reset_envs(h, mask, seeds, NULL) == MDVEC_OK);
+  mdvec_destroy(h);
+  if (max < UINT64_MAX) {
+    err[0] = 0;
+    code = create(s, 1, 1, MDVEC_AUTORESET_NEXT_STEP, max + 1, &h, err, sizeof err);
+    mdvec_destroy(h);
+    CHECK_THAT(WHAT("%s: mdvec_create with seed %llu refused (%s)", s->task, (unsigned long long)(max + 1), err),
+               code == MDVEC_ERR_ARG && strstr(err, "seed"));
+  }
+  code = create(s, 1, 1, MDVEC_AUTORESET_NEXT_STEP, max, &h, err, sizeof err);
+  CHECK_THAT(WHAT("%s: mdvec_create with seed %llu taken (%s)", s->task, (unsigned long long)max, err),
+             code == MDVEC_OK && mdvec_reset(h) == MDVEC_OK);
+  mdvec_destroy(h);
+}
+
 /* mdv_spec_check: a well-formed spec passes; each malformed field is refused naming the task and field. */
 static void check_spec_validation(void) {
   static const double lo[2] = {-1, -1}, hi[2] = {1, 1}, bad_hi[2] = {1, -2};
@@ -378,11 +444,13 @@ int main(void) {
   int checked = 0;
   for (int k = 0; k < mdvec_task_count(); k++) {
     task_setup s;
-    if (setup(k, &s)) {
-      printf(
-        "test_conformance: %s skipped: its model is in Gymnasium's assets and MDVEC_GYM_ASSETS is unset "
-        "(gymnasium not installed)\n",
-        mdvec_task_name(k));
+    int missing = setup(k, &s);
+    if (missing) {
+      printf(missing == -1 ? "test_conformance: %s skipped: its model is in Gymnasium's assets and MDVEC_GYM_ASSETS is "
+                             "unset (gymnasium not installed)\n"
+                           : "test_conformance: %s skipped: its model is in dm_control's suite folder and "
+                             "MDVEC_DM_SUITE is unset (dm_control not installed)\n",
+             mdvec_task_name(k));
       continue;
     }
     char err[1024];
@@ -397,6 +465,7 @@ int main(void) {
     check_autoreset_modes(&s);
     check_resets_and_state(&s);
     check_option_bounds(&s);
+    check_seed_range(&s);
     checked++;
     printf("test_conformance: %s checked\n", s.task);
   }

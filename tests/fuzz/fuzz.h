@@ -48,6 +48,12 @@ int64_t fz_i64(fz *f);
 #define FZ_N_I64 16
 extern const int64_t fz_i64s[FZ_N_I64];
 
+/* A seed: selector byte s; s odd: 8 raw bytes; s == 0: one more byte (0 .. 255); otherwise a table value
+ * (the edges of 32-bit seeds, which a task with a RandomState takes, and of 64-bit ones). */
+uint64_t fz_seed(fz *f);
+#define FZ_N_SEEDS 16
+extern const uint64_t fz_seeds[FZ_N_SEEDS];
+
 /* A string: length byte L (255: a 2-byte length follows, at most cap - 1), then L bytes (a NUL in
  * them ends the C string early). Written into buf (cap bytes), NUL-terminated. */
 const char *fz_str(fz *f, char *buf, size_t cap);
@@ -69,6 +75,21 @@ const char *fz_pick_path(fz *f);
 /* Gymnasium's assets folder: $MDVEC_GYM_ASSETS, else the one meson found; "" when unknown. */
 const char *fz_gym_assets(void);
 
+/* dm_control's suite folder (the Control Suite tasks' suite_dir): $MDVEC_DM_SUITE, else the one meson
+ * found; "" when unknown. */
+const char *fz_dm_suite(void);
+
+/* Whether the task declares a suite_dir option without a default (a Control Suite task). */
+int fz_needs_suite(const char *task);
+
+/* The suite_dir value such a task needs, or NULL when the suite folder is unknown or the task needs none. */
+const char *fz_task_suite(const char *task);
+
+/* A suite_dir value: the suite folder half the time (when known), else one that is not it (NULL, "", "/",
+ * missing, relative, other model folders, tests/fuzz/models/dm_suite, the suite's common/ or parent). */
+#define FZ_N_SUITES 16
+const char *fz_pick_suite(fz *f);
+
 /* The xml_file value a Gymnasium task needs (its default asset resolved), or NULL when the assets
  * are unknown or the task has no xml_file option. Static storage per task. */
 const char *fz_task_xml(const char *task);
@@ -81,7 +102,8 @@ const char *fz_option_text(fz *f, const mdvec_option_info_t *o, char *buf, size_
 /*---------------------------------- Handles and checks --------------------------------------------*/
 
 /* Create a handle of task (NULL: duck) with n envs, t threads, the autoreset mode and options;
- * Gymnasium tasks get xml_file from fz_task_xml first (unless opts names it). Return NULL when
+ * Gymnasium tasks get xml_file from fz_task_xml, Control Suite tasks suite_dir from fz_task_suite, first
+ * (unless opts names it). Return NULL when
  * creation fails (fz_create_failed tells why when FUZZ_VERBOSE is set). */
 mdvec_t *fz_create(const char *task, int n, int t, int autoreset, const mdvec_option_t *opts, int n_opts);
 

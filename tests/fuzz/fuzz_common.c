@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mujoco/mujoco.h>
 
@@ -21,6 +22,9 @@
 #endif
 #ifndef FUZZ_GYM_ASSETS
 #define FUZZ_GYM_ASSETS ""
+#endif
+#ifndef FUZZ_DM_SUITE
+#define FUZZ_DM_SUITE ""
 #endif
 
 /*---------------------------------- Failing ------------------------------------------------------*/
@@ -163,6 +167,32 @@ int64_t fz_i64(fz *f) {
   return (int64_t)t - 64;
 }
 
+const uint64_t fz_seeds[FZ_N_SEEDS] = {
+  1,
+  424242,
+  2147483647,
+  2147483648,
+  (uint64_t)UINT32_MAX - 3,
+  (uint64_t)UINT32_MAX - 2,
+  (uint64_t)UINT32_MAX - 1,
+  (uint64_t)UINT32_MAX, /* the largest seed of a task with a RandomState (seed_max) */
+  (uint64_t)UINT32_MAX + 1,
+  (uint64_t)UINT32_MAX + 2,
+  (uint64_t)1 << 53,
+  (uint64_t)INT64_MAX,
+  (uint64_t)INT64_MAX + 1,
+  UINT64_MAX - 2,
+  UINT64_MAX - 1,
+  UINT64_MAX,
+};
+
+uint64_t fz_seed(fz *f) {
+  uint8_t s = fz_u8(f);
+  if (s & 1) return fz_u64(f);
+  if (s == 0) return fz_u8(f);
+  return fz_seeds[((s >> 1) - 1) % FZ_N_SEEDS];
+}
+
 const char *fz_str(fz *f, char *buf, size_t cap) {
   size_t len = fz_u8(f);
   if (len == 255) len = fz_u16(f);
@@ -260,7 +290,7 @@ const char *fz_gym_assets(void) {
 }
 
 const char *fz_task_xml(const char *task) {
-  static char xml[64][1024];
+  static char xml[128][1024];
   const char *assets = fz_gym_assets();
   int count = mdvec_task_option_count(task);
   if (!*assets || count <= 0) return NULL;
@@ -270,12 +300,71 @@ const char *fz_task_xml(const char *task) {
     if (!o.def || !*o.def) return NULL;
     int t = 0;
     while (mdvec_task_name(t) && task && strcmp(mdvec_task_name(t), task)) t++;
-    if (t >= 64) return NULL;
+    if (t >= 128) return NULL;
     if (o.def[0] == '/') return o.def;
     snprintf(xml[t], sizeof xml[t], "%s/%s", assets, o.def);
     return xml[t];
   }
   return NULL;
+}
+
+const char *fz_dm_suite(void) {
+  const char *env = getenv("MDVEC_DM_SUITE");
+  return env && *env ? env : FUZZ_DM_SUITE;
+}
+
+int fz_needs_suite(const char *task) {
+  int count = mdvec_task_option_count(task);
+  for (int k = 0; k < count; k++) {
+    mdvec_option_info_t o = {.struct_size = sizeof o};
+    if (mdvec_task_option(task, k, &o) == MDVEC_OK && !strcmp(o.name, "suite_dir") && o.type == MDVEC_OPT_STRING)
+      return !o.def || !*o.def;
+  }
+  return 0;
+}
+
+const char *fz_task_suite(const char *task) {
+  return fz_needs_suite(task) && *fz_dm_suite() ? fz_dm_suite() : NULL;
+}
+
+/* suite_dir values: folders that are not dm_control's suite, one that lacks common/, the suite with a trailing
+ * slash, NULL; and the suite itself (fz_pick_suite gives it half the time). */
+static char g_suites[FZ_N_SUITES][1024];
+static const char *g_suite_list[FZ_N_SUITES];
+static int g_n_suites = -1;
+
+static void build_suites(void) {
+  if (g_n_suites >= 0) return;
+  const char *suite = fz_dm_suite();
+  const char *fixed[] = {
+    NULL, "", "/", "/nonexistent/suite", "suite", FUZZ_MODELS_DIR, MDVEC_MODELS_DIR, FUZZ_MODELS_DIR "/dm_suite"};
+  g_n_suites = 0;
+  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
+    if (fixed[k]) snprintf(g_suites[g_n_suites], sizeof g_suites[0], "%s", fixed[k]);
+    g_suite_list[g_n_suites] = fixed[k] ? g_suites[g_n_suites] : NULL;
+    g_n_suites++;
+  }
+  const char *gym = fz_gym_assets();
+  if (*gym) {
+    snprintf(g_suites[g_n_suites], sizeof g_suites[0], "%s", gym);
+    g_suite_list[g_n_suites] = g_suites[g_n_suites];
+    g_n_suites++;
+  }
+  if (*suite) {
+    static const char *const under[] = {"/", "/common", "/.."};
+    for (size_t k = 0; k < sizeof under / sizeof under[0]; k++) {
+      snprintf(g_suites[g_n_suites], sizeof g_suites[0], "%s%s", suite, under[k]);
+      g_suite_list[g_n_suites] = g_suites[g_n_suites];
+      g_n_suites++;
+    }
+  }
+}
+
+const char *fz_pick_suite(fz *f) {
+  build_suites();
+  uint8_t s = fz_u8(f);
+  if (!(s & 1) && *fz_dm_suite()) return fz_dm_suite();
+  return g_suite_list[(s >> 1) % (unsigned)g_n_suites];
 }
 
 static void build_paths(void) {
@@ -375,6 +464,7 @@ const char *fz_option_text(fz *f, const mdvec_option_info_t *o, char *buf, size_
     }
     default: /* MDVEC_OPT_STRING */
       if (o && (!strcmp(o->name, "xml_file") || !strcmp(o->name, "model_path"))) return fz_pick_path(f);
+      if (o && !strcmp(o->name, "suite_dir")) return fz_pick_suite(f);
       if (fz_u8(f) & 1) return fz_str(f, buf, cap);
       {
         static const char *const variants[] = {"default", "backlash", "backlash_lower", "Default", "duck"};
@@ -387,10 +477,14 @@ const char *fz_option_text(fz *f, const mdvec_option_info_t *o, char *buf, size_
 
 mdvec_t *fz_create(const char *task, int n, int t, int autoreset, const mdvec_option_t *opts, int n_opts) {
   mdvec_option_t all[32];
-  int k = 0, has_xml = 0;
-  for (int j = 0; j < n_opts; j++) has_xml |= opts[j].name && !strcmp(opts[j].name, "xml_file");
-  const char *xml = fz_task_xml(task);
+  int k = 0, has_xml = 0, has_suite = 0;
+  for (int j = 0; j < n_opts; j++) {
+    has_xml |= opts[j].name && !strcmp(opts[j].name, "xml_file");
+    has_suite |= opts[j].name && !strcmp(opts[j].name, "suite_dir");
+  }
+  const char *xml = fz_task_xml(task), *suite = fz_task_suite(task);
   if (xml && !has_xml) all[k++] = (mdvec_option_t){"xml_file", xml};
+  if (suite && !has_suite) all[k++] = (mdvec_option_t){"suite_dir", suite};
   for (int j = 0; j < n_opts && k < 32; j++) all[k++] = opts[j];
   mdvec_config_t cfg;
   mdvec_config_default(&cfg);
@@ -411,7 +505,8 @@ mdvec_t *fz_create(const char *task, int n, int t, int autoreset, const mdvec_op
   return h;
 }
 
-#define CACHE_MAX 256
+#define CACHE_MAX     256
+#define CACHE_RSS_MIB 1536 /* the cache is emptied past this resident size (ci/fuzz.sh allows 4096 MiB) */
 static struct {
   char key[128];
   mdvec_t *h;
@@ -434,9 +529,22 @@ mdvec_t *fz_cache_get(const char *key) {
   return NULL;
 }
 
+/* Resident memory of this process in MiB (0 when unknown). */
+static long rss_mib(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return (long)((double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0));
+}
+
 void fz_cache_put(const char *key, mdvec_t *h) {
   if (!fz_cache_on() || !h) return;
-  if (g_cache_n == CACHE_MAX) { /* full: start over */
+  /* full, or holding too much memory (a Control Suite env owns a model copy with its skybox texture, ~12 MB:
+   * 256 handles would pass ci/fuzz.sh's 4 GiB RSS limit): start over */
+  if (g_cache_n == CACHE_MAX || (g_cache_n && rss_mib() > CACHE_RSS_MIB)) {
     for (int k = 0; k < g_cache_n; k++) mdvec_destroy(g_cache[k].h);
     g_cache_n = 0;
   }
@@ -663,4 +771,5 @@ void fz_init(void) {
   done = 1;
   mju_setLogHandler(log_handler);
   build_paths();
+  build_suites();
 }

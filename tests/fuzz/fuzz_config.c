@@ -43,16 +43,23 @@ static int find_decl(const char *task, const char *name, mdvec_option_info_t *o)
   return 0;
 }
 
-/* The mj_step calls one step would make, from what the config asked (0: unknown, treat as cheap). */
+/* The mj_step calls one step would make, from what the config asked (0: unknown, treat as cheap); for a Control
+ * Suite task at least its seconds per step (dt) / 1 ms, the suite's smallest model timestep (its n_sub_steps and
+ * control_timestep options reach 1e6 physics steps per step). */
 static long long step_cost(const mdvec_config_t *cfg, int full, const char *task, const mdvec_option_t *opts,
-                           int n_opts) {
+                           int n_opts, double dt) {
   long long cost = 1;
   if (!task || !strcmp(task, "duck")) cost = cfg->substeps;
   for (int k = 0; full && opts && k < n_opts; k++) {
-    if (opts[k].name && opts[k].value && (!strcmp(opts[k].name, "substeps") || !strcmp(opts[k].name, "frame_skip")))
+    if (opts[k].name && opts[k].value &&
+        (!strcmp(opts[k].name, "substeps") || !strcmp(opts[k].name, "frame_skip") ||
+         !strcmp(opts[k].name, "n_sub_steps")))
       cost = strtoll(opts[k].value, NULL, 10);
   }
-  return cost;
+  if (!fz_needs_suite(task)) return cost;
+  double by_dt = dt / 1e-3;
+  if (!(by_dt < 1e12)) return LLONG_MAX; /* NaN or huge */
+  return by_dt > (double)cost ? (long long)by_dt + 1 : cost;
 }
 
 static void probe_catalogue(fz *f) {
@@ -161,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (flags & 0x0004) cfg->allow_overcommit = fz_u8(f) & 1;
     if (flags & 0x0008) cfg->autoreset = fz_int(f);
-    if (flags & 0x0010) cfg->seed = fz_u64(f);
+    if (flags & 0x0010) cfg->seed = fz_seed(f);
     if (flags & 0x0020) {
       static const char *const v[] = {NULL, "default", "backlash", "backlash_lower", "", "Default"};
       uint8_t s = fz_u8(f) % 8;
@@ -216,7 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       return 0;
     }
     int n_decl = mdvec_task_option_count(decl_task);
-    int xml_given = 0;
+    int xml_given = 0, suite_given = 0;
     for (int k = 0; k < count; k++) {
       uint8_t ns = fz_u8(f) % 8;
       mdvec_option_info_t o;
@@ -232,9 +239,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         name = fz_str(f, nbuf[k], sizeof nbuf[k]);
       } else {
         static const char *const other[] = {
-          "frame_skip",        "xml_file",         "substeps",        "reset_noise_scale",
-          "max_episode_steps", "ctrl_cost_weight", "healthy_z_range", "reward"};
-        name = other[fz_pick(f, 8)];
+          "frame_skip",       "xml_file",        "substeps",   "reset_noise_scale", "max_episode_steps",
+          "ctrl_cost_weight", "healthy_z_range", "reward",     "suite_dir",         "time_limit",
+          "control_timestep", "n_sub_steps",     "legacy_step"};
+        name = other[fz_pick(f, sizeof other / sizeof other[0])];
       }
       int known = find_decl(decl_task, name, &o);
       const char *value = fz_option_text(f, known ? &o : NULL, obuf[k], sizeof obuf[k]);
@@ -244,6 +252,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (xml) value = xml;
       }
       xml_given |= name && !strcmp(name, "xml_file");
+      /* a Control Suite task's suite_dir: usually dm_control's suite folder */
+      if (name && !strcmp(name, "suite_dir") && !suite_given && (fz_u8(f) & 3)) {
+        const char *suite = fz_task_suite(decl_task);
+        if (suite) value = suite;
+      }
+      suite_given |= name && !strcmp(name, "suite_dir");
       opts[k] = (mdvec_option_t){name, value};
     }
     if (s < 8) {
@@ -270,13 +284,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              (cfg->dot != MDVEC_DOT_CBLAS || cfg->ddot) && (cfg->dot != MDVEC_DOT_CBLAS64 || cfg->ddot64);
   }
 
-  /* a Gymnasium task named without options: give it its asset most of the time */
+  /* a Gymnasium task named without options: give it its asset most of the time; a Control Suite task: give it
+   * dm_control's suite folder most of the time, after the options when they do not name suite_dir */
   mdvec_option_t xml_only[1];
   uint8_t give_xml = has_appended ? fz_u8(f) : 0;
   if (has_appended && !cfg->options && !cfg->n_options && fz_task_xml(cfg->task) && (give_xml & 3)) {
     xml_only[0] = (mdvec_option_t){"xml_file", fz_task_xml(cfg->task)};
     cfg->options = xml_only;
     cfg->n_options = 1;
+  }
+  const char *suite = has_appended ? fz_task_suite(cfg->task) : NULL;
+  if (suite && (give_xml & 3)) {
+    int named = 0;
+    for (int k = 0; cfg->options && k < cfg->n_options; k++)
+      named |= cfg->options[k].name && !strcmp(cfg->options[k].name, "suite_dir");
+    if (!cfg->options && !cfg->n_options) {
+      xml_only[0] = (mdvec_option_t){"suite_dir", suite};
+      cfg->options = xml_only;
+      cfg->n_options = 1;
+    } else if (cfg->options == opts && cfg->n_options > 0 && !named) {
+      mdvec_option_t *more = malloc((size_t)(cfg->n_options + 1) * sizeof *more); /* exactly n_options + 1 */
+      if (more) {
+        memcpy(more, opts, (size_t)cfg->n_options * sizeof *more);
+        more[cfg->n_options] = (mdvec_option_t){"suite_dir", suite};
+        free(opts);
+        cfg->options = opts = more;
+        cfg->n_options++;
+      }
+    }
   }
 
   /* the 1.3 option kinds: one per option, each MDVEC_VALUE_* or out of range (-1, 3) */
@@ -321,6 +356,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (s.num_envs != cfg->num_envs || s.autoreset != want_ar || strcmp(s.task, want_task))
       fz_fail("spec (N %d, autoreset %d, task %s) differs from the config (N %d, autoreset %d, task %s)", s.num_envs,
               s.autoreset, s.task, cfg->num_envs, cfg->autoreset, want_task);
+    if (cfg->seed > s.seed_max || (uint64_t)(s.num_envs - 1) > s.seed_max - cfg->seed)
+      fz_fail("mdvec_create accepted seed %llu for %d envs of task %s (seed_max %llu)", (unsigned long long)cfg->seed,
+              s.num_envs, s.task, (unsigned long long)s.seed_max);
     int want_threads = cfg->threads < cfg->num_envs ? cfg->threads : cfg->num_envs; /* capped at N */
     if (cfg->threads > 0 && s.threads != want_threads)
       fz_fail("spec threads %d, asked %d for %d envs", s.threads, cfg->threads, cfg->num_envs);
@@ -330,8 +368,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       int code = mdvec_reset(h);
       if (code != MDVEC_OK && code != MDVEC_ERR_PHYSICS) fz_fail("mdvec_reset returned %d", code);
       fz_touch_buffers(h);
-      long long cost =
-        step_cost(cfg, has_appended, s.task, has_appended ? cfg->options : NULL, has_appended ? cfg->n_options : 0);
+      long long cost = step_cost(cfg, has_appended, s.task, has_appended ? cfg->options : NULL,
+                                 has_appended ? cfg->n_options : 0, s.dt);
       if (code == MDVEC_OK && cost * s.num_envs <= 400) {
         size_t n = (size_t)s.num_envs * (size_t)s.act_dim;
         int dtype = fz_u8(f) & 1 ? MDVEC_DTYPE_F32 : MDVEC_DTYPE_F64;

@@ -1,10 +1,13 @@
 /* Fuzz target: stepping and resetting. Every task (the duck in three configurations, each Gymnasium
- * task when its assets are known), 1 to 3 envs (on 2 threads when more than 1), each autoreset mode, default or
- * short episodes. Every input starts with a seeded reset of all envs, then runs up to 12 operations:
- * mdvec_step_typed with extreme actions (NaN, inf, huge, denormals, the bounds and just outside
+ * task when its assets are known, each Control Suite task when dm_control's suite folder is known), 1 to 3
+ * envs (on 2 threads when more than 1), each autoreset mode, default or short episodes. Every input starts
+ * with a seeded reset of all envs, then runs up to 12 operations: mdvec_step_typed with extreme actions (NaN, inf, huge, denormals, the bounds and just outside
  * them; float32 and float64; now and then a NULL array or a bad dtype), mdvec_reset_envs with
  * fuzzed masks, seeds and has_seed arrays (each NULL or not), mdvec_reset, mdvec_seed, state
- * readout, and a seeded reset repeated to check that it gives the same observation.
+ * readout, and a seeded reset repeated to check that it gives the same observation. Seeds come raw or from
+ * a table of edges (2**32 - 1 and 2**32, which a task with a RandomState refuses, 2**64 - 1...): a seed past
+ * the task's seed_max (spec.seed_max; env i gets seed + i) is refused with MDVEC_ERR_ARG and a message,
+ * changing nothing, and any other is taken.
  *
  * Arrays are heap blocks of exactly N x act_dim (or N) elements, so a read past them is an ASan
  * report. Checked after each call: the flags and buffers (fz_touch_buffers); a refused step
@@ -58,6 +61,11 @@ typedef struct {
   int tracking;             /* 1 while prev_done is known (no MuJoCo error since the last full reset) */
   uint8_t prev_done[MAX_N]; /* NEXT_STEP: the previous step finished env i and no reset came since */
 } state;
+
+/* Whether `count` envs from seed take it (seed .. seed + count - 1 <= seed_max). */
+static int seed_ok(const state *st, uint64_t seed, int count) {
+  return seed <= st->s.seed_max && (uint64_t)(count - 1) <= st->s.seed_max - seed;
+}
 
 static const unsigned char *row_of(const void *buf, const state *st, int i) {
   return (const unsigned char *)buf + (size_t)i * st->row;
@@ -138,16 +146,28 @@ static void op_reset_envs(fz *f, state *st) {
   }
   if (how & 2) {
     seeds = malloc((size_t)n * sizeof *seeds);
-    for (int i = 0; i < n; i++) seeds[i] = fz_u8(f) & 1 ? fz_u64(f) : fz_u8(f);
+    for (int i = 0; i < n; i++) seeds[i] = fz_seed(f);
   }
   if (how & 4) {
     has = malloc((size_t)n);
     for (int i = 0; i < n; i++) has[i] = fz_u8(f);
   }
+  int seeds_ok = 1; /* every seed the call uses is the task's */
+  for (int i = 0; seeds && i < n; i++)
+    if ((!mask || mask[i]) && (!has || has[i])) seeds_ok &= seed_ok(st, seeds[i], 1);
   unsigned char *obs0 = malloc((size_t)n * st->row);
   memcpy(obs0, mdvec_obs_data(h), (size_t)n * st->row);
+  fz_snap before;
+  fz_snap_take(h, &before);
   int rc = mdvec_reset_envs(h, mask, seeds, has);
-  if (rc != MDVEC_OK && rc != MDVEC_ERR_PHYSICS) fz_fail("mdvec_reset_envs returned %d", rc);
+  if (rc != MDVEC_OK && rc != MDVEC_ERR_PHYSICS && !(rc == MDVEC_ERR_ARG && !seeds_ok))
+    fz_fail("mdvec_reset_envs returned %d: %s", rc, mdvec_errmsg(h));
+  if (rc != MDVEC_ERR_ARG && !seeds_ok) fz_fail("mdvec_reset_envs took a seed past seed_max (rc %d)", rc);
+  if (rc == MDVEC_ERR_ARG) {
+    if (!fz_snap_same(h, &before)) fz_fail("a reset refused for its seed changed the buffers");
+    if (!strstr(mdvec_errmsg(h), "seed")) fz_fail("a reset refused for its seed says: %s", mdvec_errmsg(h));
+  }
+  fz_snap_free(&before);
   fz_touch_buffers(h);
   const uint8_t *reset = mdvec_reset_flags(h);
   for (int i = 0; i < n; i++) {
@@ -155,9 +175,9 @@ static void op_reset_envs(fz *f, state *st) {
     if (rc == MDVEC_OK && reset[i] != in) fz_fail("reset_envs: env %d in mask %d, reset flag %u", i, in, reset[i]);
     if (!in && memcmp(row_of(mdvec_obs_data(h), st, i), obs0 + (size_t)i * st->row, st->row))
       fz_fail("reset_envs: env %d outside the mask changed its observation", i);
-    if (in) st->prev_done[i] = 0;
+    if (in && rc != MDVEC_ERR_ARG) st->prev_done[i] = 0;
   }
-  if (rc != MDVEC_OK) st->tracking = 0;
+  if (rc == MDVEC_ERR_PHYSICS) st->tracking = 0;
 
   /* the same seed twice gives the same first observation (how bit 3: env j alone) */
   if ((how & 8) && rc == MDVEC_OK) {
@@ -165,16 +185,20 @@ static void op_reset_envs(fz *f, state *st) {
     uint8_t *only = calloc((size_t)n, 1);
     uint64_t *sd = calloc((size_t)n, sizeof *sd);
     only[j] = 1;
-    sd[j] = fz_u64(f);
+    sd[j] = fz_seed(f);
     unsigned char *first = malloc(st->row);
-    if (mdvec_reset_envs(h, only, sd, NULL) == MDVEC_OK) {
+    int rc2 = mdvec_reset_envs(h, only, sd, NULL);
+    if ((rc2 == MDVEC_ERR_ARG) != !seed_ok(st, sd[j], 1))
+      fz_fail("env %d: a reset with seed %llu returned %d (seed_max %llu)", j, (unsigned long long)sd[j], rc2,
+              (unsigned long long)st->s.seed_max);
+    if (rc2 == MDVEC_OK) {
       memcpy(first, row_of(mdvec_obs_data(h), st, j), st->row);
       if (mdvec_reset_envs(h, only, sd, NULL) == MDVEC_OK && memcmp(first, row_of(mdvec_obs_data(h), st, j), st->row))
         fz_fail("env %d: two resets with seed %llu gave different observations", j, (unsigned long long)sd[j]);
-    } else {
+    } else if (rc2 != MDVEC_ERR_ARG) {
       st->tracking = 0;
     }
-    st->prev_done[j] = 0;
+    if (rc2 != MDVEC_ERR_ARG) st->prev_done[j] = 0;
     free(first);
     free(only);
     free(sd);
@@ -192,7 +216,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-/* Whether the task declares an xml_file option (a Gymnasium task: it needs Gymnasium's assets). */
+/* Whether the task declares an xml_file option (a Gymnasium task: it needs Gymnasium's assets; a Control Suite
+ * task needs dm_control's suite folder: fz_needs_suite). */
 static int has_xml_option(const char *task) {
   for (int k = 0; k < mdvec_task_option_count(task); k++) {
     mdvec_option_info_t o = {.struct_size = sizeof o};
@@ -206,11 +231,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz in = {data, size}, *f = &in;
 
   /* the handle: task, configuration, N, T, autoreset */
-  static const char *tasks[64];
+  static const char *tasks[128];
   static int n_tasks;
   if (!n_tasks) {
-    for (int k = 1; mdvec_task_name(k) && n_tasks < 60; k++) /* a task runs when it needs no assets or has them */
-      if (fz_task_xml(mdvec_task_name(k)) || !has_xml_option(mdvec_task_name(k))) tasks[n_tasks++] = mdvec_task_name(k);
+    for (int k = 1; mdvec_task_name(k) && n_tasks < 124; k++) { /* a task runs when it needs no files or has them */
+      const char *name = mdvec_task_name(k);
+      if ((fz_task_xml(name) || !has_xml_option(name)) && (fz_task_suite(name) || !fz_needs_suite(name)))
+        tasks[n_tasks++] = name;
+    }
     n_tasks += 3; /* the duck's three configurations come first */
     for (int k = n_tasks - 1; k >= 3; k--) tasks[k] = tasks[k - 3];
   }
@@ -267,7 +295,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       memset(st.prev_done, 0, sizeof st.prev_done);
       fz_touch_buffers(h);
     } else if (o == 14) {
-      if (mdvec_seed(h, fz_u64(f)) != MDVEC_OK) fz_fail("mdvec_seed failed");
+      uint64_t seed = fz_seed(f);
+      rc = mdvec_seed(h, seed);
+      if (rc != (seed_ok(&st, seed, n) ? MDVEC_OK : MDVEC_ERR_ARG))
+        fz_fail("mdvec_seed(%llu) with %d envs returned %d (seed_max %llu): %s", (unsigned long long)seed, n, rc,
+                (unsigned long long)st.s.seed_max, mdvec_errmsg(h));
     } else {
       fz_query(h, f);
     }

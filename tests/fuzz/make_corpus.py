@@ -125,7 +125,25 @@ FZ_I64 = [
     999999999,
     2147483647,
 ]
-assert len(FZ_INTS) == 64 and len(FZ_I64) == 16
+FZ_SEEDS = [
+    1,
+    424242,
+    2**31 - 1,
+    2**31,
+    2**32 - 4,
+    2**32 - 3,
+    2**32 - 2,
+    2**32 - 1,
+    2**32,
+    2**32 + 1,
+    2**53,
+    2**63 - 1,
+    2**63,
+    2**64 - 3,
+    2**64 - 2,
+    2**64 - 1,
+]
+assert len(FZ_INTS) == 64 and len(FZ_I64) == 16 and len(FZ_SEEDS) == 16
 
 # sizes of the config layouts (x86-64 / LP64): the 1.0 struct ends after dr, 1.1 adds task, options, n_options
 CONFIG_V1, CONFIG_FULL = 120, 144
@@ -201,6 +219,14 @@ class W:
         self.u8(255)
         self.b += struct.pack("<q", v)
         return self
+
+    def seed(self, v):
+        """fz_seed: a table index as 2 * (index + 1), 0 and one byte for 0..255, else 1 and 8 raw bytes."""
+        if v in FZ_SEEDS:
+            return self.u8(2 * (FZ_SEEDS.index(v) + 1))
+        if 0 <= v <= 255:
+            return self.u8(0).u8(v)
+        return self.u8(1).u64(v)
 
     def str(self, s):
         b = s.encode() if isinstance(s, str) else bytes(s)
@@ -336,8 +362,10 @@ def config(
     run=None,
     probe=None,
 ):
-    """An input of fuzz_config. options: list of (name, value) as text (None: NULL), written as raw text;
-    n_mode 8: n_options negative, 9: NULL array. run: (dtype_f32, [(mode, values), (mode, values)])."""
+    """An input of fuzz_config. options: list of (name, value) as text (None: NULL), written as raw text, or
+    ("path", PATHS entry), or ("suite", k) for a suite_dir (k: fz_pick_suite's entry, None: dm_control's suite);
+    n_mode 8: n_options negative, 9: NULL array. run: (dtype_f32, [(mode, values), (mode, values)]).
+    A Control Suite task's options get suite_dir appended by the harness unless they name it (give_xml)."""
     w = W()
     if layout == "full":
         w.u8(0)
@@ -389,7 +417,7 @@ def config(
         if autoreset is not None:
             w.int(autoreset)
         if seed is not None:
-            w.u64(seed)
+            w.seed(seed)
         if variant is not False:
             if variant in VARIANTS:
                 w.u8(VARIANTS[variant])
@@ -418,7 +446,7 @@ def config(
         w.u8(count if n_mode is None else n_mode)
         if n_mode is not None:
             w.u8(count - 1)  # 1 + pick(MAX_OPTS) entries
-        xml_given = False
+        xml_given = suite_given = False
         for name, value in options:
             if name is None:
                 w.u8(5)
@@ -428,15 +456,26 @@ def config(
                 w.u8(0)  # the declaration's default (NULL for unknown names)
             elif isinstance(value, tuple) and value[0] == "path":
                 w.u8(3).u8(PATHS.index(value[1]))
+            elif isinstance(value, tuple) and value[0] == "suite":  # a typed value: fz_pick_suite's byte
+                w.u8(4).u8(0 if value[1] is None else 2 * value[1] + 1)
             else:
                 w.u8(2).str(value)
             if name == "xml_file" and not xml_given:
                 w.u8(0)  # keep the value given (do not replace it with the task's asset)
             xml_given |= name == "xml_file"
+            if name == "suite_dir" and not suite_given:
+                w.u8(0)  # keep the value given (do not replace it with dm_control's suite)
+            suite_given |= name == "suite_dir"
         if n_mode == 8:
             w.u8(0)  # n_options = -1
     if appended:
         w.u8(give_xml)
+        # the 1.3 option kinds: a byte whenever the config ends up with options (given, or the file a task
+        # needs added by the harness: its Gymnasium asset, dm_control's suite folder); 0: none
+        given = options is not None and len(options) > 0 and n_mode is None
+        added = options is None and give_xml & 3 and task in FILE_TASKS
+        if given or added:
+            w.u8(0)
     w.u8(err)
     # what a created handle reads: fz_query (sigs, then 4 x how), then the run
     w.u32(0x3).u8(3)
@@ -453,8 +492,19 @@ def config(
     return w.data()
 
 
+# the tasks fuzz_config gives a file when a seed names no option: an xml_file default that is a bare name (a
+# Gymnasium asset) or a suite_dir without a default (dm_control's suite folder); filled from the catalogue
+FILE_TASKS: set[str] = set()
+
+
 def config_seeds(tasks, found):
     """The corpus of fuzz_config; reproducers of open findings go into found."""
+    FILE_TASKS.update(
+        t
+        for t, opts in tasks.items()
+        for name, _type, default, *_ in opts
+        if (name == "xml_file" and default and "/" not in default) or (name == "suite_dir" and not default)
+    )
     seeds = {}
     zero2 = (False, [(4, []), (0, [0.5])])
     seeds["default-run"] = config(run=zero2)
@@ -554,7 +604,12 @@ def config_seeds(tasks, found):
         "/",
     ]
     turn = 0
+    domains = set()  # the Control Suite tasks of a domain share their options: one task per domain
     for task, opts in tasks.items():
+        if any(o[0] == "suite_dir" for o in opts):
+            if task.split("-")[0] in domains:
+                continue
+            domains.add(task.split("-")[0])
         for oname, otype, _odef, _lo, hi, _choices in opts:
             if oname in ("xml_file", "model_path"):
                 for p in models if task in ("duck", "Hopper-v5") else models[:3] + models[8:9]:
@@ -621,9 +676,61 @@ def config_seeds(tasks, found):
     seeds["err-null"] = config(err=1, num_envs=0)
     seeds["err-size-1"] = config(err=2, num_envs=0)
     seeds["err-size-0"] = config(err=3, num_envs=0)
+    dm_seeds(tasks, seeds, zero2)
     seeds["probe-catalogue"] = config(num_envs=0, probe=("Hopper-v5", 2))
     seeds["probe-catalogue-unknown"] = config(num_envs=0, probe=("nope", 0))
     return seeds
+
+
+# fz_pick_suite's entries (tests/fuzz/fuzz_common.c build_suites), by index: the first eight are always there
+SUITES = ["NULL", "", "/", "/nonexistent/suite", "suite", "models", "libmdvec-models", "dm_suite"]
+
+
+def dm_seeds(tasks, seeds, zero2):
+    """fuzz_config seeds of the Control Suite tasks (those with a suite_dir option): each task on the odd suite
+    folder tests/fuzz/models/dm_suite; for the first of them, every other odd suite_dir, dm_control's rules on
+    the timing options, episode ends and the seed edges (seeds past 2**32 - 1 are refused)."""
+    dm = [t for t, opts in tasks.items() if any(o[0] == "suite_dir" for o in opts)]
+    for task in dm:
+        seeds[f"dm-{task}-odd-suite"] = config(
+            task=task, options=[("suite_dir", ("suite", SUITES.index("dm_suite")))], run=zero2, give_xml=0
+        )
+    if not dm:
+        return
+    t = "cheetah-run" if "cheetah-run" in dm else dm[0]
+    for k, name in enumerate(SUITES):
+        if name != "dm_suite":
+            seeds[f"dm-suite-dir-{k}"] = config(task=t, options=[("suite_dir", ("suite", k))], run=zero2, give_xml=0)
+    seeds["dm-suite-dir-real"] = config(task=t, options=[("suite_dir", ("suite", None))], run=zero2, give_xml=0)
+    seeds["dm-no-suite-dir"] = config(task=t, run=zero2, give_xml=0)
+    timing = {
+        "both-steps": [("control_timestep", "0.05"), ("n_sub_steps", "5")],
+        "ctrl-not-multiple": [("control_timestep", "0.015")],
+        "ctrl-below-timestep": [("control_timestep", "0.001")],
+        "ctrl-1e6-steps": [("control_timestep", "10000.01")],
+        "ctrl-5-steps": [("control_timestep", "0.05")],
+        "n-sub-steps-3": [("n_sub_steps", "3")],
+        "n-sub-steps-max": [("n_sub_steps", "1000000")],
+        "time-limit-one-step": [("time_limit", "0.01")],
+        "time-limit-tiny": [("time_limit", "1e-300")],
+        "time-limit-inf": [("time_limit", "inf")],
+        "time-limit-nan": [("time_limit", "nan")],
+        "legacy-step-false": [("legacy_step", "false")],
+        "legacy-step-2": [("legacy_step", "2")],
+        "max-episode-steps-1": [("max_episode_steps", "1")],
+        "max-episode-steps-over": [("max_episode_steps", "2147483648")],
+        "short-everything": [("time_limit", "0.02"), ("max_episode_steps", "1"), ("legacy_step", "false")],
+    }
+    for tag, opts in timing.items():
+        seeds[f"dm-{tag}"] = config(task=t, options=opts, num_envs=2, threads=2, run=zero2)
+    for tag, (seed, n) in {
+        "seed-max-1-env": (2**32 - 1, 1),
+        "seed-max-2-envs": (2**32 - 1, 2),
+        "seed-max-minus-1-2-envs": (2**32 - 2, 2),
+        "seed-2-32": (2**32, 1),
+        "seed-2-64-minus-1": (2**64 - 1, 1),
+    }.items():
+        seeds[f"dm-{tag}"] = config(task=t, seed=seed, num_envs=n, run=zero2)
 
 
 # --- fuzz_reset_params ---------------------------------------------------------------------------
@@ -831,7 +938,7 @@ def step_input(task, n=1, ar=1, short=0, base=0, ops=()):
         elif op[0] == "reset":
             w.u8(13)
         elif op[0] == "seed":
-            w.u8(14).u64(op[1])
+            w.u8(14).seed(op[1])
         else:
             w.u8(15).u32(0x3).u8(3)
             for _ in range(4):
@@ -848,7 +955,13 @@ def step_seeds(tasks):
     def walk(n, steps):  # one action value per env (fz_actions mode 1), float32 and float64 in turn
         return [("step", F32 if k % 2 else F64, 1, [0.3 * (-1) ** k, -0.7, 0.9][:n]) for k in range(steps)]
 
+    dm = [t for t, opts in tasks.items() if any(o[0] == "suite_dir" for o in opts)]
     for name in names:
+        if name in dm:  # a Control Suite task: one configuration each (28 tasks; their handles are large)
+            k = dm.index(name)
+            n, short = ((1, 0), (3, 1))[k % 2]
+            seeds[f"{name}-ar{k % 3}-n{n}-s{short}"] = step_input(name, n, k % 3, short, ops=walk(n, 10))
+            continue
         for ar in (0, 1, 2):
             for n, short in ((1, 0), (3, 1)):
                 seeds[f"{name}-ar{ar}-n{n}-s{short}"] = step_input(name, n, ar, short, ops=walk(n, 10))
@@ -897,6 +1010,18 @@ def step_seeds(tasks):
                 name, 3, 2, 1, ops=short_walk + [("reset_envs", how, rest)] + short_walk
             )
     seeds["v1-reset-seed"] = step_input("duck", 2, 1, 0, ops=walk(2, 3) + [("seed", 7), ("reset",)] + walk(2, 3))
+    # seeds at the edges of a task with a RandomState (seed_max 2**32 - 1; env i gets seed + i): mdvec_seed and
+    # seeded resets, taken or refused (how 2: seeds for all, each a fz_seed; how 10: then one env twice)
+    for name in ["duck"] + dm[:1]:
+        edge = [("seed", 2**32 - 3), ("seed", 2**32 - 2), ("seed", 2**32 - 1), ("seed", 2**64 - 1), ("reset",)]
+        seeds[f"seed-edges-{name}"] = step_input(name, 3, 2, 1, ops=walk(3, 2) + edge + walk(3, 2))
+        over, top = 2 * (FZ_SEEDS.index(2**32) + 1), 2 * (FZ_SEEDS.index(2**32 - 1) + 1)  # fz_seed table selectors
+        resets = [
+            ("reset_envs", 2, [0, 0, over, top]),  # seeds 0, 2**32, 2**32 - 1 for envs 0..2
+            ("reset_envs", 10, [0, 9, 0, 9, 0, 9, 1, over]),  # seeds 9, then env 1 twice with 2**32
+            ("reset_envs", 10, [0, 9, 0, 9, 0, 9, 2, top]),  # seeds 9, then env 2 twice with 2**32 - 1
+        ]
+        seeds[f"reset-seed-edges-{name}"] = step_input(name, 3, 2, 1, ops=walk(3, 2) + resets + walk(3, 2))
     seeds["query"] = step_input("duck", 2, 1, 0, ops=[("query",)] + walk(2, 3) + [("query",)])
     seeds["query-gym"] = step_input("Swimmer-v5", 2, 0, 1, ops=[("query",)] + walk(2, 3))
     return seeds
