@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mujoco/mjxmacro.h>
+
 #include "model.h"
 
 /*---------------------------------- The model -----------------------------------------------------*/
@@ -261,12 +263,69 @@ int dm_obs_layout(dm_shared *k, const dm_obs_part *parts, int n, mdv_spec *spec,
 
 /*---------------------------------- Env -----------------------------------------------------------*/
 
+/* The arrays an env's model shares with the task's model (read-only: large data MuJoCo never writes and no
+ * task changes: texture pixels, mesh and height-field data). Every other array is the env's own copy. */
+static const char *const shared_arrays[] = {"tex_data",     "mesh_vert",         "mesh_normal", "mesh_texcoord",
+                                            "mesh_face",    "mesh_facenormal",   "mesh_graph",  "mesh_polyvert",
+                                            "mesh_polymap", "mesh_facetexcoord", "hfield_data", "mesh_polynormal"};
+
+static int is_shared_array(const char *name) {
+  for (size_t i = 0; i < sizeof shared_arrays / sizeof shared_arrays[0]; i++)
+    if (!strcmp(name, shared_arrays[i])) return 1;
+  return 0;
+}
+
+#define XNV X
+#undef MJ_M
+#define MJ_M(n) n
+
+/* The env's model: a copy of the mjModel struct whose arrays are copies of m's in one block (the copy's
+ * buffer, nbuffer), except the shared_arrays, which point into m's. dm_control's Physics.reset changes
+ * opt.disableflags and tasks change geom_pos, site_rgba, body_pos ... at reset: each env changes its own.
+ * MuJoCo reads a model's arrays through its pointers only, so it steps such a model as a full copy. */
+static mjModel *model_copy(const mjModel *m, char *err, size_t n) {
+  MJMODEL_POINTERS_PREAMBLE(m)
+  size_t bytes = 0;
+#define X(type, name, nr, nc) \
+  if (!is_shared_array(#name)) bytes += (sizeof(type) * (size_t)(m->nr) * (size_t)(nc) + 63) & ~(size_t)63;
+  MJMODEL_POINTERS
+#undef X
+  mjModel *copy = malloc(sizeof *copy);
+  char *block = malloc(bytes ? bytes : 1);
+  if (!copy || !block) {
+    free(copy);
+    free(block);
+    snprintf(err, n, "out of memory (a model copy of %zu bytes)", bytes);
+    return NULL;
+  }
+  memcpy(copy, m, sizeof *copy);
+  size_t at = 0;
+#define X(type, name, nr, nc)                                    \
+  if (!is_shared_array(#name)) {                                 \
+    size_t size = sizeof(type) * (size_t)(m->nr) * (size_t)(nc); \
+    copy->name = (type *)(void *)(block + at);                   \
+    if (size) memcpy(copy->name, m->name, size);                 \
+    at += (size + 63) & ~(size_t)63;                             \
+  }
+  MJMODEL_POINTERS
+#undef X
+  copy->buffer = block;
+  copy->nbuffer = (mjtSize)bytes;
+  return copy;
+}
+
+static void model_free(mjModel *copy) {
+  if (!copy) return;
+  free(copy->buffer);
+  free(copy);
+}
+
 int dm_env_init(void *env, const void *shared, char *err, size_t err_size) {
   dm_env *e = env;
   e->sh = shared;
   e->k = shared;
   int code = MDVEC_OK;
-  if (!(e->m = mdv_model_copy(e->k->m, &code, err, err_size))) return -1;
+  if (!(e->m = model_copy(e->k->m, err, err_size))) return -1;
   if (!(e->d = mdv_data_make(e->m, &code, err, err_size))) return -1;
   mdv_mt19937_seed(&e->rng, 0);
   return 0;
@@ -275,7 +334,7 @@ int dm_env_init(void *env, const void *shared, char *err, size_t err_size) {
 void dm_env_free(void *env) {
   dm_env *e = env;
   if (e->d) mj_deleteData(e->d);
-  if (e->m) mj_deleteModel(e->m);
+  model_free(e->m);
   e->d = NULL;
   e->m = NULL;
 }
