@@ -105,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const size_t full = sizeof(mdvec_config_t), v1 = offsetof(mdvec_config_t, task);
   const size_t v11 = offsetof(mdvec_config_t, dot);          /* the 1.1 layout ended after on_error */
   const size_t v12 = offsetof(mdvec_config_t, option_kinds); /* the 1.2 layout ended after ddot64 */
+  const size_t v13 = offsetof(mdvec_config_t, dgemv);        /* the 1.3 layout ended after option_kinds */
 
   /* struct_size and the block holding the config */
   uint8_t layout = fz_u8(f) % 6;
@@ -127,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       declared = fz_u16(f);
       break;
   }
-  int valid = declared == v1 || declared == v11 || declared == v12 || declared >= full;
+  int valid = declared == v1 || declared == v11 || declared == v12 || declared == v13 || declared >= full;
   size_t alloc = declared > sizeof(size_t) ? declared : sizeof(size_t);
   unsigned char *mem = calloc(1, alloc);
   if (!mem) return 0;
@@ -149,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   int has_appended = valid && declared >= v11; /* the 1.1 fields */
   int has_dot = valid && declared >= v12;      /* the 1.2 fields */
-  int has_kinds = valid && declared >= full;   /* the 1.3 field */
+  int has_kinds = valid && declared >= v13;    /* the 1.3 field */
 
   /* fields */
   uint16_t flags = fz_u16(f);
