@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -508,8 +509,15 @@ def test_unstable_simulation(task: str, tmp_path: Path) -> None:
     assert n >= 1, (name, n)
     (tmp_path / ("wild_" + name)).write_text(text)
     opts = {**CASES[task].short, "xml_file": str(tmp_path / ("wild_" + name))}
-    quiet(run_against_gymnasium, task, opts, num_envs=2, steps=30, scale=1.0, reseed_every=17)
-    quiet(run_against_gymnasium, task, opts, num_envs=2, steps=20, scale=1.0, mode="same_step")
+    # MuJoCo's own warning handler writes the log; importing dm_control (the Control Suite's tests) replaces
+    # it process-wide with one that logs through Python's logging, so it is put back for this test.
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(None)
+    try:
+        quiet(run_against_gymnasium, task, opts, num_envs=2, steps=30, scale=1.0, reseed_every=17)
+        quiet(run_against_gymnasium, task, opts, num_envs=2, steps=20, scale=1.0, mode="same_step")
+    finally:
+        mujoco.set_mju_user_warning(previous)
     log = tmp_path / "MUJOCO_LOG.TXT"
     assert log.is_file() and "unstable" in log.read_text(), "MuJoCo did not find the simulation unstable"
 
