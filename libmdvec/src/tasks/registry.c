@@ -18,34 +18,34 @@
   MDV_TASK(reacher, reacher_v5)                                   \
   MDV_TASK(pusher, pusher_v5)                                     \
   MDV_TASK(cartpole_swingup, cartpole_swingup)                    \
-  MDV_TASK(dm_cheetah, dm_cheetah_run) \
-  MDV_TASK(dm_walker, dm_walker_stand) \
-  MDV_TASK(dm_walker, dm_walker_walk) \
-  MDV_TASK(dm_walker, dm_walker_run) \
-  MDV_TASK(dm_hopper, dm_hopper_stand) \
-  MDV_TASK(dm_hopper, dm_hopper_hop) \
-  MDV_TASK(dm_humanoid, dm_humanoid_stand) \
-  MDV_TASK(dm_humanoid, dm_humanoid_walk) \
-  MDV_TASK(dm_humanoid, dm_humanoid_run) \
-  MDV_TASK(dm_fish, dm_fish_upright) \
-  MDV_TASK(dm_fish, dm_fish_swim) \
-  MDV_TASK(dm_cartpole, dm_cartpole_balance) \
-  MDV_TASK(dm_cartpole, dm_cartpole_balance_sparse) \
-  MDV_TASK(dm_cartpole, dm_cartpole_swingup) \
-  MDV_TASK(dm_cartpole, dm_cartpole_swingup_sparse) \
-  MDV_TASK(dm_pendulum, dm_pendulum_swingup) \
-  MDV_TASK(dm_acrobot, dm_acrobot_swingup) \
-  MDV_TASK(dm_acrobot, dm_acrobot_swingup_sparse) \
-  MDV_TASK(dm_reacher, dm_reacher_easy) \
-  MDV_TASK(dm_reacher, dm_reacher_hard) \
-  MDV_TASK(dm_swimmer, dm_swimmer_swimmer6) \
-  MDV_TASK(dm_swimmer, dm_swimmer_swimmer15) \
-  MDV_TASK(dm_manipulator, dm_manipulator_bring_ball) \
-  MDV_TASK(dm_finger, dm_finger_spin) \
-  MDV_TASK(dm_finger, dm_finger_turn_easy) \
-  MDV_TASK(dm_finger, dm_finger_turn_hard) \
-  MDV_TASK(dm_ball_in_cup, dm_ball_in_cup_catch) \
-  MDV_TASK(dm_point_mass, dm_point_mass_easy) \
+  MDV_TASK(dm_cheetah, dm_cheetah_run)                            \
+  MDV_TASK(dm_walker, dm_walker_stand)                            \
+  MDV_TASK(dm_walker, dm_walker_walk)                             \
+  MDV_TASK(dm_walker, dm_walker_run)                              \
+  MDV_TASK(dm_hopper, dm_hopper_stand)                            \
+  MDV_TASK(dm_hopper, dm_hopper_hop)                              \
+  MDV_TASK(dm_humanoid, dm_humanoid_stand)                        \
+  MDV_TASK(dm_humanoid, dm_humanoid_walk)                         \
+  MDV_TASK(dm_humanoid, dm_humanoid_run)                          \
+  MDV_TASK(dm_fish, dm_fish_upright)                              \
+  MDV_TASK(dm_fish, dm_fish_swim)                                 \
+  MDV_TASK(dm_cartpole, dm_cartpole_balance)                      \
+  MDV_TASK(dm_cartpole, dm_cartpole_balance_sparse)               \
+  MDV_TASK(dm_cartpole, dm_cartpole_swingup)                      \
+  MDV_TASK(dm_cartpole, dm_cartpole_swingup_sparse)               \
+  MDV_TASK(dm_pendulum, dm_pendulum_swingup)                      \
+  MDV_TASK(dm_acrobot, dm_acrobot_swingup)                        \
+  MDV_TASK(dm_acrobot, dm_acrobot_swingup_sparse)                 \
+  MDV_TASK(dm_reacher, dm_reacher_easy)                           \
+  MDV_TASK(dm_reacher, dm_reacher_hard)                           \
+  MDV_TASK(dm_swimmer, dm_swimmer_swimmer6)                       \
+  MDV_TASK(dm_swimmer, dm_swimmer_swimmer15)                      \
+  MDV_TASK(dm_manipulator, dm_manipulator_bring_ball)             \
+  MDV_TASK(dm_finger, dm_finger_spin)                             \
+  MDV_TASK(dm_finger, dm_finger_turn_easy)                        \
+  MDV_TASK(dm_finger, dm_finger_turn_hard)                        \
+  MDV_TASK(dm_ball_in_cup, dm_ball_in_cup_catch)                  \
+  MDV_TASK(dm_point_mass, dm_point_mass_easy)                     \
   MDV_TASK(duck, duck) /* last here, and still the default (task 0 of the catalogue) */
 
 /* The default task (cfg.task NULL, the v1 config fields), chosen by name: the list's order is free. */
