@@ -30,9 +30,9 @@ stepping it: Gymnasium's default, EnvPool's behaviour, and what dm_control's own
                 mdvec's recorded state after its reset (time, qpos, qvel, act, qacc_warmstart), mj_forward.
                 No observation, reward, time limit or reset logic (so not cheetah's 200 settling steps,
                 nor finger's or ball_in_cup's redraws). Each env has its own copy of the model (as
-                dm_control's Physics and mdvec). The model: the task's XML as dm_control builds it
-                (``get_model_and_assets()``; swimmer's and manipulator's generated XML written under
-                --build-dir), loaded by mj_loadXML.
+                dm_control's Physics and mdvec). The model: dm_control's own compiled model as it is after
+                a reset (finger-spin's reset sets the hinge's damping), saved by mj_saveModel under
+                --build-dir and loaded by mj_loadModel.
                 Episode phase: every suite task runs fixed-length episodes, so all N envs reset together
                 every P = step_limit + 1 vector steps; each bare window replays the recording from the row
                 at the same phase of the episode as the "mdvec C" cell of its T is in its window this
@@ -42,7 +42,10 @@ stepping it: Gymnasium's default, EnvPool's behaviour, and what dm_control's own
                 replay_max_abs_diff is 0.0 on mujoco 4.0.0).
   engine        (N = engine_envs, T = 1) the bare loop, unchanged, on EnvPool's MuJoCo
                 (``envpool/mujoco/mujoco_dmc_envpool.so`` exports MuJoCo's C API: dlopen'ed RTLD_LOCAL |
-                RTLD_DEEPBIND), same XML, same rows as bare T=1: engine ratio = EnvPool's engine / mujoco
+                RTLD_DEEPBIND), on the task's XML as dm_control builds it (``get_model_and_assets()``;
+                swimmer's and manipulator's generated XML written under --build-dir; EnvPool's MuJoCo
+                cannot read 4.0.0's binary model, and on finger-spin the file's hinge damping stays),
+                same rows as bare T=1: engine ratio = EnvPool's engine / mujoco
                 4.0.0 (per CPU-second, paired by round) is the engine's share of a mdvec/EnvPool gap, and
                 mdvec/EnvPool x engine ratio is mdvec/EnvPool on equal physics.
 
@@ -66,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import gc
 import glob
 import hashlib
 import importlib.util
@@ -146,6 +150,7 @@ BARE_C = r"""
 typedef struct engine {
   void *so;
   void *(*loadXML)(const char *, const void *, char *, int);
+  void *(*loadModel)(const char *, const void *);
   void *(*copyModel)(void *, const void *);
   void (*deleteModel)(void *);
   void *(*makeData)(const void *);
@@ -184,6 +189,7 @@ engine *bare_open(const char *path, char *err, int nerr) {
     return NULL;
   }
   LOAD(loadXML, "mj_loadXML");
+  LOAD(loadModel, "mj_loadModel");
   LOAD(copyModel, "mj_copyModel");
   LOAD(deleteModel, "mj_deleteModel");
   LOAD(makeData, "mj_makeData");
@@ -258,15 +264,20 @@ void bare_destroy(bare *b) {
   free(b);
 }
 
-/* Load xml on engine e: n envs (a model copy and an mjData each), a crew of T threads. nq, nv, nu, na:
+/* Load xml (an MJCF file, or a binary model when it ends in .mjb) on engine e: n envs (a model copy and an mjData each), a crew of T threads. nq, nv, nu, na:
  * mujoco 4.0.0's sizes of this model, checked against this engine's. */
 bare *bare_create(const engine *e, const char *xml, int n, int T, int n_sub, int mode,
                   int nq, int nv, int nu, int na, char *err, int nerr) {
   bare *b = calloc(1, sizeof *b);
   if (!b) return NULL;
   b->e = e; b->n = n; b->n_sub = n_sub; b->mode = mode;
-  void *m = e->loadXML(xml, NULL, err, nerr);
-  if (!m) { free(b); return NULL; }
+  size_t len = strlen(xml);
+  void *m = len > 4 && !strcmp(xml + len - 4, ".mjb") ? e->loadModel(xml, NULL) : e->loadXML(xml, NULL, err, nerr);
+  if (!m) {
+    if (len > 4 && !strcmp(xml + len - 4, ".mjb")) snprintf(err, (size_t)nerr, "%s: mj_loadModel failed", xml);
+    free(b);
+    return NULL;
+  }
   int q = e->stateSize(m, S_QPOS), v = e->stateSize(m, S_QVEL), u = e->stateSize(m, S_CTRL);
   int a = e->stateSize(m, S_ACT), t = e->stateSize(m, S_TIME);
   if (q != nq || v != nv || u != nu || a != na || t != 1) {
@@ -490,24 +501,26 @@ class TaskInfo:
         self.task = task
         self.domain, self.name = task.split("-", 1)
         ref = reference_module()
-        if ref is not None:
-            env = ref.DmControlEnv(self.domain, self.name, seed=0)
+        if ref is None:
+            raise RuntimeError("mdvec.reference.dm_control is missing (this checkout predates the Control Suite)")
+        env = ref.DmControlEnv(self.domain, self.name, seed=0)
+        try:
             self.n_sub_steps, self.step_limit = env.n_sub_steps, env.step_limit
-            model = env.model
-            self.legacy = bool(env.env.physics.legacy_step) if hasattr(env.env.physics, "legacy_step") else True
+            self.legacy = bool(env.env.physics.legacy_step)
             self.reference = "mdvec.reference.dm_control.DmControlEnv"
+            model = env.model
+            self.rk4 = int(model.opt.integrator) == int(mujoco.mjtIntegrator.mjINT_RK4)
+            self.sizes = (model.nq, model.nv, model.nu, model.na)
+            # The bare loop's model on mujoco 4.0.0: dm_control's own, as it is after a reset (finger-spin's
+            # initialize_episode sets the hinge's damping), saved as a binary model under build_dir.
+            env.reset(seed=0)
+            mjb = build_dir / "mjb" / f"{task}.mjb"
+            mjb.parent.mkdir(parents=True, exist_ok=True)
+            mujoco.mj_saveModel(env.model, str(mjb), None)
+            self.mjb = str(mjb)
+        finally:
             env.close()
-        else:  # pragma: no cover - until the reference exists
-            from dm_control import suite
-
-            env = suite.load(self.domain, self.name, task_kwargs={"random": 0})
-            self.n_sub_steps, self.step_limit = int(env._n_sub_steps), float(env._step_limit)
-            model = env.physics.model.ptr
-            self.legacy = True
-            self.reference = "dm_control.suite.load (no mdvec.reference.dm_control)"
-        self.rk4 = int(model.opt.integrator) == int(mujoco.mjtIntegrator.mjINT_RK4)
         self.mode = (2 if self.rk4 else 1) if self.legacy else 0
-        self.sizes = (model.nq, model.nv, model.nu, model.na)
         self.xml = task_xml(task, build_dir)
         probe = mdvec.VecEnv(1, task=task, suite_dir=suite_dir())
         self.low = probe.spec.action_low.astype(np.float64)
@@ -520,6 +533,7 @@ class TaskInfo:
     def notes(self) -> dict[str, Any]:
         return {
             "xml": self.xml,
+            "mjb": self.mjb,
             "n_sub_steps": self.n_sub_steps,
             "legacy_step": self.legacy,
             "rk4": self.rk4,
@@ -784,13 +798,15 @@ class BareCell(Cell):
 
     kind = "bare"
 
-    def __init__(self, label: str, shim: Shim, engine_path: str, info: TaskInfo, n: int, threads: int) -> None:
+    def __init__(
+        self, label: str, shim: Shim, engine_path: str, model: str, info: TaskInfo, n: int, threads: int
+    ) -> None:
         super().__init__(label, threads)
         self.shim, self.n, self.info = shim, n, info
         eng, version = shim.engine(engine_path)
         err = ctypes.create_string_buffer(4096)
         self.b = shim.lib.bare_create(
-            eng, info.xml.encode(), n, threads, info.n_sub_steps, info.mode, *info.sizes, err, len(err)
+            eng, model.encode(), n, threads, info.n_sub_steps, info.mode, *info.sizes, err, len(err)
         )
         if not self.b:
             raise RuntimeError(err.value.decode())
@@ -809,6 +825,7 @@ class BareCell(Cell):
             "recorded resets; each env its own model copy",
             "engine": engine_path,
             "mujoco": version,
+            "model": model,
             "physics_step": [
                 "n_sub_steps x mj_step",
                 "mj_step2, n_sub_steps - 1 x mj_step, mj_step1",
@@ -976,7 +993,7 @@ def open_cells(
         add(f"mdvec T={t}", lambda t=t: MdvecCell(task, n, t, args.seed))
         add(f"mdvec C T={t}", lambda t=t: MdvecCCell(task, n, t, args.seed, shim))
         add(f"EnvPool T={t}", lambda t=t: EnvPoolCell(task, n, t, args.seed, args.envpool_type))
-        add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], info, n, t))
+        add(f"bare T={t}", lambda t=t: BareCell("bare", shim, engines["mujoco"]["path"], info.mjb, info, n, t))
         if asyncs is not None:
             add(f"dm async T={t}", lambda t=t: AsyncPinned(asyncs, t))
     if 1 in args.threads:
@@ -984,7 +1001,7 @@ def open_cells(
     if n == args.engine_envs and "engine" in args.backends:
         e = engines["envpool engine"]
         if "path" in e:
-            add("engine T=1", lambda: BareCell("engine", shim, e["path"], info, n, 1))
+            add("engine T=1", lambda: BareCell("engine", shim, e["path"], info.xml, info, n, 1))
         else:
             skipped["engine"] = e["skipped"]
     if asyncs is not None:
@@ -1289,6 +1306,17 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> str:
 
 
 # --------------------------------------------------------------------------- machine and versions
+def _rss_mb() -> float | None:
+    """This process's resident memory in MiB (Linux), or None."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def machine_info() -> dict[str, Any]:
     model = "unknown"
     try:
@@ -1508,6 +1536,8 @@ def main(argv: list[str]) -> int:
                 continue
             print(f"{task} N={n} (load {os.getloadavg()[0]:.2f})", flush=True)
             g = run_group(task, n, gi, args, shim, engines)
+            gc.collect()  # the group's cells and recording (bare cells refer to the recording)
+            g["rss_mb_after"] = _rss_mb()
             report["groups"].append(g)
             print(f"  {g['seconds']:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in g["phases"].items()), flush=True)
             stem.with_suffix(".json").write_text(json.dumps(report, separators=(",", ":")))
