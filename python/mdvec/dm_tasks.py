@@ -19,7 +19,7 @@ import importlib.util
 import os
 from typing import Any
 
-__all__ = ["REFERENCE_PREFIX", "is_dm_reference", "is_dm_task", "prepare", "suite_dir"]
+__all__ = ["REFERENCE_PREFIX", "is_dm_reference", "is_dm_task", "prepare", "suite_dir", "unavailable"]
 
 REFERENCE_PREFIX = "mdvec.reference.dm_control:"  # the "reference" metadata of every suite task starts so
 
@@ -51,6 +51,18 @@ def suite_dir(task: str | None = None) -> str:
         "dm_control package, and dm_control is not installed: pip install dm-control "
         "(or pass suite_dir= the path of a dm_control/suite folder)"
     )
+
+
+def unavailable(task: str) -> str:
+    """Why ``task`` cannot run here ("" when it can, or when it is not a Control Suite task): dm_control is not
+    installed. For tests and tools that skip such tasks with the reason."""
+    if not is_dm_task(task):
+        return ""
+    try:
+        suite_dir(task)
+    except ImportError as exc:
+        return str(exc)
+    return ""
 
 
 def prepare(task: str, variant: str, model: Any, options: dict[str, Any]) -> tuple[None, dict[str, Any]]:

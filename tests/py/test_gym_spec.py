@@ -21,6 +21,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed 
 from gymnasium.envs.registration import EnvSpec  # noqa: E402
 
 import mdvec.gym  # noqa: E402 - registers the ids
+from mdvec import dm_tasks  # noqa: E402
 from mdvec.gym_tasks import GYM_TASKS, gymnasium_mujoco_unavailable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ V5_IDS = {t.env_id for t in GYM_TASKS.values()}
 
 
 def _needs_assets(env_id: str) -> None:
-    why = gymnasium_mujoco_unavailable() if env_id in V5_IDS else ""
+    why = gymnasium_mujoco_unavailable() if env_id in V5_IDS else dm_tasks.unavailable(mdvec.gym.TASKS[env_id].task)
     if why:
         pytest.skip(why)
 
