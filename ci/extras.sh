@@ -5,7 +5,7 @@
 # says what it pulls in; torch, if it does, stays on ci/constraints.txt's pin), then, from another
 # directory: `import mdvec.gym`, one env through gymnasium.make and a vector env through
 # gymnasium.make_vec, on the C backend; then the `sb3` extra (torch==2.13.0 installed first) and an SB3
-# VecEnv (mdvec.sb3.make_vec_env).
+# VecEnv (mdvec.sb3.make_vec_env); then the `dm_control` extra and a Control Suite vector env.
 source "$(dirname "$0")/lib.sh"
 WVENV=$ROOT/.venv-ci-wheel
 py=$WVENV/bin/python
@@ -60,6 +60,20 @@ obs = venv.reset()
 obs, reward, done, infos = venv.step(np.zeros((venv.num_envs, *venv.action_space.shape), np.float32))
 print("mdvec.sb3.make_vec_env(4): obs", obs.shape, "reward", reward.shape, reward.dtype)
 venv.close()
+PY
+
+# The dm_control extra: dm_control itself (the Control Suite tasks read their XML from it), and one of them.
+"$py" -m pip install -c "$ROOT/ci/constraints.txt" "mdvec[dm_control]"
+"$py" - <<'PY'
+import numpy as np
+
+import mdvec
+
+envs = mdvec.make("cheetah-run", num_envs=2, seed=0)
+obs, info = envs.reset(seed=0)
+obs, reward, terminated, truncated, info = envs.step(np.zeros(envs.action_space.shape))
+print("mdvec.make('cheetah-run', 2): obs parts", sorted(obs), "reward", reward, "step_type", info["timestep.step_type"])
+envs.close()
 PY
 
 # README.md's and docs/'s blocks and commands again, now with the extras: every one must run (--all).

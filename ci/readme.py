@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_DIRS = ("libmdvec", "python", "tests", "examples", "bench", "ci")
 LANGUAGES = {"python", "c", "sh", "bash", "text"}
 
-OPTIONAL = ("gymnasium", "stable_baselines3", "torch", "ray")
+OPTIONAL = ("gymnasium", "stable_baselines3", "torch", "ray", "dm_control")
+# The Control Suite's domains: a block naming one of their tasks ("cheetah-run") reads dm_control's XML.
+DM_DOMAINS = "acrobot|ball_in_cup|cartpole|cheetah|finger|fish|hopper|humanoid|manipulator|pendulum|point_mass|reacher|swimmer|walker"
 ADAPTERS = {"mdvec.gym": "gymnasium", "mdvec.sb3": "stable_baselines3", "mdvec.rllib": "ray"}
 EXTRA_MODULES = {"gymnasium": "gymnasium", "sb3": "stable_baselines3"}  # a RUN command's extra -> its module
 
@@ -248,6 +250,25 @@ COMMANDS = {
         "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own",
     ),
     "python -m venv .venv-envpool": (EXEMPT, "sets up the EnvPool venv of the benchmark (network)"),
+    "python3.11 -m venv .venv-envpool": (EXEMPT, "sets up the EnvPool venv of the Control Suite benchmark"),
+    'echo "$PWD/.venv-ci/lib/python3.11/site-packages" > .venv-envpool/lib/python3.11/site-packages/_main_venv.pth': (
+        EXEMPT,
+        "sets up the EnvPool venv of the Control Suite benchmark",
+    ),
+    ".venv-envpool/bin/pip install envpool==1.2.5": (EXEMPT, "EnvPool from PyPI (network), for the benchmark only"),
+    "MDVEC_LIB=$PWD/build-hG/libmdvec/libmdvec.so.1.4.0 PYTHONPATH=python .venv-envpool/bin/python "
+    "bench/dm_sidebyside.py --build-dir build-hG/dm_bare": (
+        EXEMPT,
+        "a benchmark: about 13 minutes for the 28 tasks, needs the EnvPool venv",
+    ),
+    "... bench/dm_sidebyside.py --quick --tasks cheetah-run,walker-walk": (
+        EXEMPT,
+        "a benchmark (about 20 s a task, the EnvPool venv); '...' abbreviates the line above",
+    ),
+    "... bench/dm_sidebyside.py --replot bench/results/dm_sidebyside_<stamp>.json": (
+        EXEMPT,
+        "rewrites a run's table and plot; <stamp> is a placeholder",
+    ),
     'echo "$PWD/.venv/lib/python3.11/site-packages" > .venv-envpool/lib/python3.11/site-packages/_main_venv.pth': (
         EXEMPT,
         "sets up the EnvPool venv of the benchmark",
@@ -369,6 +390,8 @@ def missing_extras(code: str) -> list[str]:
     }
     if re.search(r"[\"'](?:mdvec/)?\w+-v5[\"']", re.sub(r"#.*", "", code)):  # comments aside
         needed.add("gymnasium")
+    if re.search(rf"[\"'](?:mdvec/|dm_control/)?(?:{DM_DOMAINS})-\w+(?:-v0)?[\"']", re.sub(r"#.*", "", code)):
+        needed.add("dm_control")
     return sorted(m for m in needed if importlib.util.find_spec(m) is None)
 
 
