@@ -5,7 +5,7 @@
 # says what it pulls in; torch, if it does, stays on ci/constraints.txt's pin), then, from another
 # directory: `import mdvec.gym`, one env through gymnasium.make and a vector env through
 # gymnasium.make_vec, on the C backend; then the `sb3` extra (torch==2.13.0 installed first) and an SB3
-# VecEnv (mdvec.sb3.make_vec_env); then the `dm_control` extra and a Control Suite vector env.
+# VecEnv (mdvec.sb3.make_vec_env); then the `dm-control` extra and a Control Suite vector env.
 source "$(dirname "$0")/lib.sh"
 WVENV=$ROOT/.venv-ci-wheel
 py=$WVENV/bin/python
@@ -62,8 +62,8 @@ print("mdvec.sb3.make_vec_env(4): obs", obs.shape, "reward", reward.shape, rewar
 venv.close()
 PY
 
-# The dm_control extra: dm_control itself (the Control Suite tasks read their XML from it), and one of them.
-"$py" -m pip install -c "$ROOT/ci/constraints.txt" "mdvec[dm_control]"
+# The dm-control extra: dm_control itself (the Control Suite tasks read their XML from it), and one of them.
+"$py" -m pip install -c "$ROOT/ci/constraints.txt" "mdvec[dm-control]"
 "$py" - <<'PY'
 import numpy as np
 
