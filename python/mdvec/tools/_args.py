@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 SEED_MAX = 2**64 - 1  # the library's seeds are 64-bit
 NUMPY_SEED_MAX = 2**32 - 1  # numpy's legacy seeding (SB3's set_random_seed) takes no more
@@ -229,3 +229,9 @@ def task(text: str) -> str:
     except (ValueError, TypeError, OSError) as exc:
         message = str(exc)
         raise argparse.ArgumentTypeError(message.removeprefix("task: ")) from None
+
+
+def add_task_option(parser: Any, help: str, metavar: str | None = None) -> None:
+    """Add the tools' task option to parser (an ArgumentParser or a group): --env, alias --task, read by
+    task() into args.env, None when not given."""
+    parser.add_argument("--env", "--task", dest="env", type=task, default=None, metavar=metavar, help=help)

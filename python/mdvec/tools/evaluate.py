@@ -42,8 +42,7 @@ import numpy as np
 
 from .._paths import writable_file
 from .._resources import VARIANTS
-from ._args import SEED_MAX, ArgumentRefused, Parser, int_list, policy_path, positive_int
-from ._args import task as task_arg
+from ._args import SEED_MAX, ArgumentRefused, Parser, add_task_option, int_list, policy_path, positive_int
 from ._args import writable_file as writable_file_arg
 
 DEFAULT_SEEDS = (10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004)
@@ -288,14 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-baseline", action="store_true", help="skip the baseline (hold-pose; zero actions off the duck)"
     )
-    p.add_argument(
-        "--env",
-        "--task",
-        dest="env",
-        type=task_arg,
-        default=None,
-        help="task (default: the policy's training env, else the duck)",
-    )
+    add_task_option(p, help="task (default: the policy's training env, else the duck)")
     p.add_argument(
         "-o",
         "--option",

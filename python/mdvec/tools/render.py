@@ -44,8 +44,7 @@ from .._gl import NoGLError, make_renderer
 from .._mjwarn import collected
 from .._paths import writable_file
 from .._resources import VARIANTS
-from ._args import SEED_MAX, ArgumentRefused, Parser, int_in, policy_path, positive_int, seed_int
-from ._args import task as task_arg
+from ._args import SEED_MAX, ArgumentRefused, Parser, add_task_option, int_in, policy_path, positive_int, seed_int
 from ._args import writable_file as writable_file_arg
 
 ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
@@ -425,14 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", type=_video_path, required=True, help="video file: .gif (Pillow) or .mp4 (ffmpeg)")
     p.add_argument("--seed", type=seed_int(SEED_MAX), default=0, help="env seed (default %(default)s)")
-    p.add_argument(
-        "--env",
-        "--task",
-        dest="env",
-        type=task_arg,
-        default=None,
-        help="task (default: the policy's training env, else the duck)",
-    )
+    add_task_option(p, help="task (default: the policy's training env, else the duck)")
     p.add_argument(
         "--camera",
         type=_camera,

@@ -68,13 +68,13 @@ from ._args import (
     NUMPY_SEED_MAX,
     ArgumentRefused,
     Parser,
+    add_task_option,
     finite_float,
     int_list,
     positive_int,
     seed_int,
     writable_folder,
 )
-from ._args import task as task_arg
 
 BACKENDS = ("mdvec", "processes")
 DUCK = "duck"
@@ -1139,12 +1139,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--net", type=int_list(1), default=None, help="hidden layer sizes of policy and value nets (default 128,128)"
     )
     t = p.add_argument_group("task")
-    t.add_argument(
-        "--env",
-        "--task",
-        dest="env",
-        type=task_arg,
-        default=None,
+    add_task_option(
+        t,
         metavar="ENV",
         help="duck (default) or any task of the catalogue (mdvec.task_names()): Hopper-v5, Walker2d-v5, "
         "..., cartpole_swingup, cheetah-run, walker-walk, ... (backend processes then runs its reference: "
