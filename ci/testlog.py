@@ -23,15 +23,35 @@ PYTEST_CLOSING = re.compile(
 )
 
 
+def is_pytest(test: dict) -> bool:
+    """Whether a meson test is the pytest suite or one of its shards ('pytest', 'pytest-1of2', ...)."""
+    return re.fullmatch(r"pytest(-\d+of\d+)?", test["name"].split(":")[-1].strip()) is not None
+
+
+def shard_closing(test: dict) -> str | None:
+    """Return pytest's closing line in one meson test's output, or None."""
+    lines = [line.strip() for line in (test.get("stdout") or "").splitlines()]
+    found = [line for line in lines if PYTEST_CLOSING.match(line)]
+    return found[-1].strip("= ") if found else None
+
+
 def pytest_closing(tests: list[dict]) -> str | None:
-    """Return pytest's closing line from the pytest test's output, or None."""
-    for t in tests:
-        if t["name"].split(":")[-1] == "pytest":
-            lines = [line.strip() for line in (t.get("stdout") or "").splitlines()]
-            found = [line for line in lines if PYTEST_CLOSING.match(line)]
-            if found:
-                return found[-1].strip("= ")
-    return None
+    """Return pytest's closing line: the one pytest test's own, or for shards their counts summed (the tests
+    each shard deselects are the others' and are left out) with each shard's line after it; None when no
+    pytest test printed one."""
+    lines = [(t["name"].split(":")[-1].strip(), shard_closing(t)) for t in tests if is_pytest(t)]
+    if not any(line for _, line in lines):
+        return None
+    if len(lines) == 1:
+        return lines[0][1]
+    totals: dict[str, int] = {}
+    for _, line in lines:
+        for count, word in re.findall(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|warnings?)", line or ""):
+            key = {"error": "errors", "warning": "warnings"}.get(word, word)
+            totals[key] = totals.get(key, 0) + int(count)
+    summed = ", ".join(f"{n} {word}" for word, n in totals.items())
+    shards = "; ".join(f"{name}: {line or 'no closing line (it did not finish)'}" for name, line in lines)
+    return f"{summed} in {len(lines)} shards ({shards})"
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +76,7 @@ def main(argv: list[str]) -> int:
         print(f"    {t['result']:8s} {t['duration']:8.1f}s  {t['name']}")
     for t in tests:
         out = (t.get("stdout") or "").rstrip().splitlines()
-        if t["name"].split(":")[-1] == "pytest" or (t["result"] not in OK and out):
+        if is_pytest(t) or (t["result"] not in OK and out):
             print(f"--- {t['name']}: last {min(tail, len(out))} lines of its output")
             for line in out[-tail:]:
                 print(f"    {line}")

@@ -12,6 +12,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "python") not in sys.path:  # run from a checkout without PYTHONPATH too
     sys.path.insert(0, str(ROOT / "python"))
 
+# One GL backend for the whole run, chosen before any test module imports mujoco or dm_control: EGL, as mdvec's
+# own renderer picks without a display (mdvec._gl.select_gl), unless the caller named one. A module must not set
+# MUJOCO_GL itself: the value is process-wide, and collection imports every module before any test runs.
+os.environ.setdefault("MUJOCO_GL", "egl")
+
 REAL_DUCK = Path(os.environ.get("MDVEC_REAL_DUCK", ROOT.parent / "shared" / "models" / "open_duck_mini_v2"))
 
 
@@ -21,3 +26,19 @@ def real_duck() -> Path:
     if not (REAL_DUCK / "scene_flat_terrain.xml").is_file():
         pytest.skip(f"real Open Duck Mini v2 not found at {REAL_DUCK}")
     return REAL_DUCK
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep only this shard's tests when MDVEC_PYTEST_SHARD is "i/n" (tests/meson.build sets it): every n-th
+    collected test from the i-th, so n shards run side by side and together run each test exactly once."""
+    shard = os.environ.get("MDVEC_PYTEST_SHARD", "")
+    if not shard:
+        return
+    i, n = (int(x) for x in shard.split("/"))
+    if not 1 <= i <= n:
+        raise pytest.UsageError(f"MDVEC_PYTEST_SHARD={shard!r}: want i/n with 1 <= i <= n")
+    keep = [item for k, item in enumerate(items) if k % n == i - 1]
+    dropped = [item for k, item in enumerate(items) if k % n != i - 1]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep

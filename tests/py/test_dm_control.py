@@ -42,8 +42,6 @@ import mdvec
 from mdvec import dm_tasks, vecenv
 from mdvec.vecenv import parse_obs_layout, split_obs, task_meta, task_names, task_options
 
-os.environ.setdefault("MUJOCO_GL", "disable")  # dm_control's suite imports a renderer; none is needed here
-
 HAVE_DM = importlib.util.find_spec("dm_control") is not None
 needs_dm = pytest.mark.skipif(not HAVE_DM, reason="dm_control is not installed (pip install dm-control)")
 PREFIX = "mdvec.reference.dm_control:"

@@ -12,11 +12,8 @@ from __future__ import annotations
 import copy
 import importlib
 import importlib.util
-import os
 
 import pytest
-
-os.environ.setdefault("MUJOCO_GL", "disable")  # the suite imports a renderer; none is needed here
 
 if importlib.util.find_spec("dm_control") is None:
     pytest.skip(
