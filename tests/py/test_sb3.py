@@ -201,3 +201,40 @@ def test_gymnasium_tasks_equal_dummy_vec_env_over_gymnasium(task):
         contract.compare_sb3_envs(ref, got, contract.sb3_script(5), result, 1)
     assert result.identical, result.first_mismatch
     assert result.episodes > 0
+
+
+def _same_infos(a: list[dict], b: list[dict]) -> bool:
+    """The same keys and, bit for bit, the same values (arrays such as terminal_observation included)."""
+    return len(a) == len(b) and all(
+        x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x) for x, y in zip(a, b)
+    )
+
+
+def test_snapshot_restore_continues_bit_for_bit_with_pending_seeds():
+    """snapshot() holds the envs and the seeds seed() left for the next reset(): restored into another VecEnv of
+    the same task (another thread count), the steps and the seeded reset after it are the original's."""
+    rng = np.random.default_rng(4)
+    acts = [rng.uniform(-1, 1, (3, 14)).astype(np.float32) for _ in range(30)]
+    a, b = mdvec_env(3, seed=11), make_vec_env(3, seed=99, threads=1, **OPTS)
+    try:
+        a.reset()
+        for act in acts[:10]:
+            a.step(act)
+        a.seed(123)
+        blob = a.snapshot()
+        b.restore(blob)
+        for env in (a, b):
+            env.step_async(acts[10])
+        ra, rb = a.step_wait(), b.step_wait()
+        assert all(np.array_equal(x, y) for x, y in zip(ra[:3], rb[:3])) and _same_infos(ra[3], rb[3])
+        assert np.array_equal(a.reset(), b.reset())  # seed(123) was pending in the snapshot
+        for act in acts[11:]:
+            oa, ra_, da, ia = a.step(act)
+            ob, rb_, db, ib = b.step(act)
+            assert np.array_equal(oa, ob) and np.array_equal(ra_, rb_) and np.array_equal(da, db)
+            assert _same_infos(ia, ib)
+        with pytest.raises(ValueError, match="restore"):
+            mdvec_env(2).restore(blob)  # another num_envs: refused, nothing changed
+    finally:
+        a.close()
+        b.close()

@@ -10,7 +10,9 @@ gymnasium[mujoco]); they are skipped, saying which is missing, otherwise.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -599,7 +601,12 @@ def test_train_writes_its_files_and_resumes(tmp_path: Path, capsys: pytest.Captu
         assert (out / name).is_file(), name
     rows = json.loads((out / "curve.json").read_text())["rows"]
     assert [r["timesteps"] for r in rows] == [128, 256]
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_000000000128.zip", "step_000000000256.zip"]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
+        "step_000000000128.state",  # the envs' snapshot and the generators (exact --resume)
+        "step_000000000128.zip",
+        "step_000000000256.state",
+        "step_000000000256.zip",
+    ]
     assert train_mod.main(argv) == 2  # the same --out without --resume
     assert "already holds a run" in capsys.readouterr().err
     assert train_mod.main(["--resume", "--steps", "512", "--n-steps", "32"] + common) == 2  # clash named
@@ -668,30 +675,62 @@ def _rows(out: Path) -> list[dict]:
     return json.loads((out / "curve.json").read_text())["rows"]
 
 
-def test_resume_is_reproducible_but_not_bit_for_bit(tmp_path: Path) -> None:
-    """What train --resume's help says: two resumes of one checkpoint end with the same parameters; a resumed
-    run is not the run that was not stopped (the envs restart their episodes, reseeded, and so do the random
-    generators): its rollouts after the resume and its parameters differ from the straight run's."""
-    _need_sb3()
+def _straight_and_resumed(tmp_path: Path, argv: list[str], twice: bool = True) -> tuple[list, list, list, list]:
+    """A straight run of 4 updates, and a run stopped after 2 and resumed (twice from the same checkpoint, in two
+    copies, with ``twice``): their rollout digests (one per update), final parameter hashes, and the straight and
+    first resumed curves."""
     import shutil
 
     from mdvec.tools import train as train_mod
 
-    argv = RESUME_ARGV + ["--backend", _backend()]
     straight, first, second = tmp_path / "straight", tmp_path / "first", tmp_path / "second"
     assert train_mod.main(argv + ["--steps", "256", "--out", str(straight)]) == 0  # 4 updates of 64 env steps
     assert train_mod.main(argv + ["--steps", "128", "--out", str(first)]) == 0
-    shutil.copytree(first, second)
-    for out in (first, second):
+    runs = [straight, first, second] if twice else [straight, first]
+    if twice:
+        shutil.copytree(first, second)
+    for out in runs[1:]:
         assert train_mod.main(["--resume", "--steps", "256", "--out", str(out), "--quiet"]) == 0
-    s, a, b = _rows(straight), _rows(first), _rows(second)
-    assert [r["timesteps"] for r in s] == [r["timesteps"] for r in a] == [64, 128, 192, 256]
-    digest = [[r["rollout_sha256"] for r in rows] for rows in (s, a, b)]
+    rows = [_rows(out) for out in runs]
+    assert [r["timesteps"] for r in rows[0]] == [r["timesteps"] for r in rows[1]] == [64, 128, 192, 256]
+    digest = [[r["rollout_sha256"] for r in run_rows] for run_rows in rows]
+    params = [json.loads((out / "summary.json").read_text())["params_sha256"] for out in runs]
+    return digest, params, rows[0], rows[1]
+
+
+@pytest.mark.parametrize("env", ["duck", "Hopper-v5"])
+def test_resume_on_mdvec_is_the_run_that_was_not_stopped(tmp_path: Path, env: str) -> None:
+    """What train --resume's help says for the mdvec backend: a run stopped after 2 updates and resumed ends with
+    the parameters of the run that was not stopped, bit for bit: the same rollouts after the resume (episodes in
+    progress go on), the same curve (episode sums carried), the same final hash."""
+    _need_sb3()
+    _need_mdvec_sb3()
+    if env == "duck":
+        argv = RESUME_ARGV + ["--backend", "mdvec"]
+    else:
+        if importlib.util.find_spec("gymnasium") is None:
+            pytest.skip("Hopper-v5's model comes with Gymnasium (pip install gymnasium)")
+        argv = RESUME_ARGV[: RESUME_ARGV.index("-o")] + ["--env", env, "--backend", "mdvec", "--quiet"]
+    digest, params, straight, resumed = _straight_and_resumed(tmp_path, argv)
+    assert digest[0] == digest[1] == digest[2], "the resumed rollouts are the straight run's"
+    assert params[0] == params[1] == params[2]
+    for key in ("episodes", "ep_return_mean", "ep_return_avg100", "ep_len_mean"):
+        a, b = [r[key] for r in straight], [r[key] for r in resumed]
+        assert all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b)), (key, a, b)
+    assert (tmp_path / "first" / "checkpoints" / "step_000000000128.state").is_file()
+
+
+def test_resume_on_processes_is_reproducible_but_not_bit_for_bit(tmp_path: Path) -> None:
+    """The processes backend (SB3's SubprocVecEnv over the reference) cannot hand over its envs' states: its
+    checkpoints have no .state; two resumes of one checkpoint end with the same parameters, but a resumed run's
+    rollouts are new episodes and its parameters not the straight run's."""
+    _need_sb3()
+    digest, params, _, _ = _straight_and_resumed(tmp_path, RESUME_ARGV + ["--backend", "processes"])
     assert digest[0][:2] == digest[1][:2], "the same seed: the same first two updates"
     assert digest[1] == digest[2], "one checkpoint resumes the same way twice"
     assert digest[0][2] != digest[1][2] and digest[0][3] != digest[1][3], "the resumed rollouts are new episodes"
-    params = [json.loads((out / "summary.json").read_text())["params_sha256"] for out in (straight, first, second)]
     assert params[1] == params[2] != params[0]
+    assert not list((tmp_path / "first" / "checkpoints").glob("*.state"))
 
 
 def test_tensorboard_without_the_package_is_one_line_before_the_run(

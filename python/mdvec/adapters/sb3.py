@@ -18,6 +18,7 @@ flatten_observation order (what ``python -m mdvec train`` does).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -36,7 +37,16 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
 from .._calls import CallLock, NoCopy, close_envs
 from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
 from ..vecenv import VecEnv
-from ..vector import DictObs, check_suite_seed, is_suite_task, render_model, suite_action_bounds, task_name
+from ..vector import (
+    SNAPSHOT_MAGIC,
+    DictObs,
+    check_suite_seed,
+    is_suite_task,
+    render_model,
+    split_snapshot,
+    suite_action_bounds,
+    task_name,
+)
 from .gym.env import action_box, obs_box
 
 __all__ = ["MdvecSB3VecEnv", "make_vec_env"]
@@ -203,6 +213,30 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
             for i, row in zip(idx.tolist(), self._reset_info_rows(idx)):
                 self.reset_infos[i] = row
         return self._obs(b["obs"]), b["reward"].astype(np.float32), dones, infos
+
+    # ----------------------------------------------------------- state in and out
+    def snapshot(self) -> bytes:
+        """A snapshot of every env (``mdvec.VecEnv.snapshot``) and of this wrapper's own bookkeeping (the seeds
+        and options ``seed()`` / ``set_options()`` left for the next ``reset()``): ``restore`` puts it back here
+        or into another VecEnv of the same task, options and num_envs (docs/state.md)."""
+        with self._calls.call("snapshot"):
+            extras = {"seeds": list(self._seeds), "options": [dict(o) if o else {} for o in self._options]}
+            head = json.dumps(extras, separators=(",", ":")).encode()
+            return SNAPSHOT_MAGIC + len(head).to_bytes(8, "little") + head + self._env.snapshot()
+
+    def restore(self, blob: Any) -> None:
+        """Restore a ``snapshot()``: every later step gives, bit for bit, what followed the snapshot. Refused
+        with the reason, nothing changed, for another task, other options or num_envs, or damaged bytes."""
+        extras, core = split_snapshot(bytes(blob))
+        seeds = list((extras or {}).get("seeds", [None] * self.num_envs))
+        options = list((extras or {}).get("options", [{}] * self.num_envs))
+        if len(seeds) != self.num_envs or len(options) != self.num_envs:
+            raise ValueError(f"restore: a snapshot of {len(seeds)} envs' bookkeeping; this VecEnv has {self.num_envs}")
+        with self._calls.call("restore"):
+            self._env.restore(core)  # checks everything first; refused: nothing changed
+            self._seeds = [None if s is None else int(s) for s in seeds]
+            self._options = [dict(o) for o in options]
+            self._actions = None
 
     def close(self) -> None:
         """Free the envs, threads and renderer, once a call in progress in another thread has returned."""

@@ -33,7 +33,8 @@ Writes into ``--out``: ``run.json`` (the configuration, versions), ``policy.zip`
 ``PPO.load`` reads it), ``curve.json`` / ``curve.csv`` / ``curve.png`` (one row per PPO update),
 ``summary.json`` and ``checkpoints/step_<env steps>.zip``; with ``--tensorboard DIR`` also SB3's
 TensorBoard logs in ``DIR/<--out's name>_<k>``. ``--resume`` continues the newest checkpoint of ``--out``
-up to ``--steps`` (give a larger ``--steps`` to train on); it does not continue bit for bit (see its help).
+up to ``--steps`` (give a larger ``--steps`` to train on); on the mdvec backend it continues bit for bit (a
+``step_<env steps>.state`` beside each checkpoint holds the envs' snapshot and the generators; see its help).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from .._paths import writable_dir
 from .._resources import VARIANTS
 from ..reference.config import TaskConfig
 from ..vector import is_suite_task
+from . import _resume
 from ._args import (
     NUMPY_SEED_MAX,
     ArgumentRefused,
@@ -80,13 +82,15 @@ BACKENDS = ("mdvec", "processes")
 DUCK = "duck"
 
 RESUME_HELP = (
-    "continue the newest checkpoint in --out up to --steps. Reproducible (the same checkpoint resumes the same way) "
-    "but not bit for bit the run that was not stopped: a checkpoint holds the policy and value nets, Adam's state "
-    "and the step and update counts (so schedules continue), not the envs' states nor the random generators. So at "
-    "the resume every env starts a new episode (the ones in progress are dropped, uncounted; the curve's last-100 "
-    "window restarts), env i seeded with seed + T + i (T: the checkpoint's env steps), and torch, numpy and "
-    "random are seeded with seed + T. (Continuing exactly would need every env's whole state saved: physics, "
-    "random generator, pushes, latency buffers; libmdvec has no call for that.)"
+    "continue the newest checkpoint in --out up to --steps. With --backend mdvec it continues exactly: a checkpoint "
+    "is taken between PPO updates and holds, beside SB3's zip (the nets, Adam's state, the step and update counts, "
+    "the last observations), a .state file with every env's snapshot (physics, random generators, step counts, "
+    "pending resets), the torch, numpy and random generators and the curve's episode sums, so the resumed run ends "
+    "with the same parameters, bit for bit, as the run that was not stopped (a Ctrl-C checkpoint is the last "
+    "update's: the rollout it cut is collected again). With --backend processes (SB3's SubprocVecEnv, which cannot "
+    "hand over its envs' states) or a checkpoint without a .state it is reproducible but not exact: every env "
+    "starts a new episode, env i seeded with seed + T + i (T: the checkpoint's env steps), and torch, numpy and "
+    "random are seeded with seed + T."
 )
 
 TORCH_THREADS_HELP = (
@@ -634,7 +638,44 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str = "") -> None:
     plt.close(fig)
 
 
-def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] | None) -> Any:
+class Checkpoints:
+    """Writes a run's checkpoints: SB3's zip and, where the backend's vector env snapshots its envs (mdvec), the
+    update boundary's ``.state`` beside it (tools/_resume.py), which makes ``--resume`` exact."""
+
+    def __init__(self, run: Run, venv: Any) -> None:
+        self.run = run
+        self.venv = venv
+        self.exact = _resume.can_snapshot(venv)
+        self.last: _resume.Boundary | None = None  # the latest boundary, for a Ctrl-C checkpoint
+
+    def mark(self, model: Any, rng: tuple[Any, Any, Any], progress: dict[str, Any]) -> None:
+        """Keep the run's state at this update boundary (the rollout about to start) in memory."""
+        if self.exact:
+            self.last = _resume.capture(model, self.venv, rng, progress)
+
+    def save(self, model: Any, rng: tuple[Any, Any, Any], progress: dict[str, Any]) -> Path:
+        """Write a checkpoint of the run at this update boundary; return the zip's path."""
+        path = self.run.checkpoint_path(model.num_timesteps)
+        if self.exact:
+            self.last = _resume.capture(model, self.venv, rng, progress)
+            _resume.write(path, self.last)  # the state first: a zip never stands without its own
+        save_model(model, path)
+        return path
+
+    def save_interrupted(self, model: Any) -> Path:
+        """Write a checkpoint after a Ctrl-C mid-rollout: the last boundary's (the model's rollout attributes
+        put back, the cut rollout left out) where the envs snapshot, else the model as it stands."""
+        if self.exact and self.last is not None:
+            _resume.rewind_model(model, self.last)
+            path = self.run.checkpoint_path(self.last.timesteps)
+            _resume.write(path, self.last)
+        else:
+            path = self.run.checkpoint_path(model.num_timesteps)
+        save_model(model, path)
+        return path
+
+
+def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] | None, ckpts: Checkpoints) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     cfg = run.cfg
@@ -649,6 +690,13 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
         total = 0  # env steps the run ends at (for progress and ETA)
         ep_ret: np.ndarray | None = None
         stop = False  # set by the first Ctrl-C (train's SIGINT handler): learn() ends at the next env step
+        carried: dict[str, Any] | None = None  # an exact resume's episode accumulators (progress_state())
+
+        def progress_state(self) -> dict[str, Any]:
+            """The episode accumulators a checkpoint carries (an exact resume's curve goes on with them)."""
+            if self.ep_ret is None:
+                return {}
+            return {"ep_ret": self.ep_ret, "ep_len": self.ep_len, "ep_up": self.ep_up, "recent": self.recent}
 
         def _on_training_start(self) -> None:
             if self.ep_ret is None:
@@ -662,6 +710,11 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
                 self.last_print = -math.inf
                 self.session_steps0 = self.model.num_timesteps
                 self.session_s = 0.0
+                if self.carried:
+                    self.ep_ret = np.asarray(self.carried["ep_ret"], dtype=np.float64)
+                    self.ep_len = np.asarray(self.carried["ep_len"], dtype=np.int64)
+                    self.ep_up = np.asarray(self.carried["ep_up"], dtype=np.int64)
+                    self.recent = [tuple(e) for e in self.carried["recent"]]
             self.pending: dict[str, Any] | None = None
             self.t_last = time.perf_counter()
 
@@ -670,6 +723,8 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
             if self.pending is not None:
                 self._finish(now)
                 now = time.perf_counter()  # checkpoints and progress lines count in neither phase
+            if run.files:  # an update boundary: what a Ctrl-C checkpoint goes back to
+                ckpts.mark(self.model, _global_rng_state(), self.progress_state())
             timers.reset()
             timers.in_rollout = True
             self.t_rollout = now
@@ -749,7 +804,7 @@ def _make_callback(run: Run, timers: Timers, on_rollout: Callable[[Any], None] |
             run.rows.append(row)
             done = self.model.num_timesteps
             if run.files and self.update % cfg.checkpoint_every == 0:
-                save_model(self.model, run.checkpoint_path(done))
+                ckpts.save(self.model, _global_rng_state(), self.progress_state())
                 run.write_curve()
             total = max(self.total, done)
             if not run.quiet and (now - self.last_print >= cfg.print_every or done >= total or self.update == 1):
@@ -852,26 +907,46 @@ class Trainer:
         self.env = env
         try:
             self.env = _timed_vec_env(env, self.timers)
+            self.checkpoints = Checkpoints(self.run, env)
+            boundary: _resume.Boundary | None = None
             if resume:
                 ckpt = self.run.latest_checkpoint()
                 if ckpt is None:
                     raise TrainError(f"train: --resume: no checkpoint in {self.run.ckpt_dir}")
-                self.model = PPO.load(ckpt, env=self.env, device="cpu", tensorboard_log=cfg.tensorboard)
-                # not bit for bit the run that was not stopped (RESUME_HELP): every env restarts its
-                # episode at the first reset, env i seeded seed + timesteps + i; torch, numpy and random
-                # are seeded with seed + timesteps. Reproducible: the same checkpoint resumes the same way.
-                self.model.set_random_seed(cfg.seed + self.model.num_timesteps)
-                self.run.load_curve(self.model.num_timesteps)
+                exact = self.checkpoints.exact and _resume.state_path(ckpt).is_file()
+                # exact: the zip's _last_obs is kept (no reset); the envs come back from the .state
+                self.model = PPO.load(
+                    ckpt, env=self.env, device="cpu", tensorboard_log=cfg.tensorboard, force_reset=not exact
+                )
+                T = self.model.num_timesteps
+                if exact:
+                    try:
+                        boundary = _resume.read(ckpt, T)
+                        assert boundary is not None
+                        env.restore(boundary.envs)
+                    except (ValueError, OSError) as exc:
+                        raise TrainError(f"train: --resume: {ckpt.name} cannot resume exactly: {exc}") from None
+                    how = "exactly: every env, the generators and the episode accumulators as they were"
+                else:
+                    # RESUME_HELP: every env restarts its episode at the first reset, env i seeded
+                    # seed + T + i; torch, numpy and random are seeded with seed + T. Reproducible: the same
+                    # checkpoint resumes the same way.
+                    self.model.set_random_seed(cfg.seed + T)
+                    why = "the backend cannot snapshot its envs" if not self.checkpoints.exact else "it has no .state"
+                    how = f"not exactly ({why}): every env starts a new episode"
+                self.run.load_curve(T)
                 if not quiet:
-                    print(f"resuming {ckpt} at {self.model.num_timesteps:,} env steps", flush=True)
+                    print(f"resuming {ckpt} at {T:,} env steps, {how}", flush=True)
             else:
                 self.model = build_model(cfg, self.env)
             if files:
                 _write_run_json(cfg, out)
             _time_policy(self.model.policy, self.timers)
-            self.callback = _make_callback(self.run, self.timers, on_rollout)
+            self.callback = _make_callback(self.run, self.timers, on_rollout, self.checkpoints)
             self.resumed = resume
-            self._rng = _global_rng_state()
+            self._rng = _global_rng_state() if boundary is None else boundary.rng
+            if boundary is not None:
+                self.callback.carried = boundary.progress
         except BaseException:
             env.close()
             raise
@@ -917,7 +992,7 @@ class Trainer:
         if run.files:
             final = run.checkpoint_path(model.num_timesteps)
             if not final.exists():
-                save_model(model, final)
+                self.checkpoints.save(model, self._rng, self.callback.progress_state())
             save_model(model, out / "policy.zip")
             run.write_curve()
             last = run.rows[-1] if run.rows else {}
@@ -1013,12 +1088,14 @@ def _stop_on_sigint(trainer: Trainer) -> Iterator[None]:
 
 
 def _interrupted(trainer: Trainer, files: bool, saved: bool) -> None:
-    """Write what an interrupted run has: the curve and, after a first Ctrl-C, a checkpoint of the model as
-    it stands (its last completed update; the env steps of the rollout it was collecting are counted)."""
+    """Write what an interrupted run has: the curve and, after a first Ctrl-C, a checkpoint: where the envs
+    snapshot (mdvec), the last update boundary's (the rollout it was collecting is left out and is collected
+    again on --resume, exactly); otherwise the model as it stands (its last completed update; the env steps of
+    the rollout it was collecting are counted)."""
     model, run = trainer.model, trainer.run
     if files:
         if saved:
-            save_model(model, run.checkpoint_path(model.num_timesteps))
+            trainer.checkpoints.save_interrupted(model)
         run.write_curve()
     last = run.latest_checkpoint() if files else None
     print(
