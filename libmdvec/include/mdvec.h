@@ -476,6 +476,53 @@ MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, doubl
  * rates follow from mdvec_spec_t.dt. */
 MDVEC_API const char *mdvec_task_meta(const char *task, const char *key);
 
+/*================================== 1.4: asynchronous send and recv ==============================*/
+/* Step some envs while the caller works on others (EnvPool's send/recv), deterministic by construction.
+ * mdvec_send hands envs their actions and returns at once; the handle's T threads step them in the
+ * background (the T-1 workers and one more thread, started at the first send; the caller is free);
+ * mdvec_recv(n) returns the next n envs in send order, waiting for them (and stepping on the calling thread
+ * those of them that no thread has started). Which envs come back together and in which order depend only on
+ * the order of the sends and the n of each recv, never on timing; each env's work is the code of a
+ * synchronous step or reset, so its results equal, bit for bit, those of the same actions given to
+ * mdvec_step_typed (or mdvec_reset_envs), at any thread count. Results land in the env's own rows of the
+ * usual buffers (mdvec_obs_data, mdvec_reward, mdvec_terminated, mdvec_truncated, mdvec_done,
+ * mdvec_reset_flags, mdvec_error_flags, mdvec_info, mdvec_reset_info, mdvec_final_obs_data): env i's rows
+ * hold the results of its last received work and stay valid (unchanged) until env i is sent again; while an
+ * env is in flight its rows are being written: do not read them. The other envs' rows are not touched.
+ * Each env is at most once in flight. While any env is in flight every other call on the handle (mdvec_step,
+ * mdvec_reset_envs, mdvec_seed, the state calls, snapshots) returns MDVEC_ERR_STATE naming the count;
+ * mdvec_destroy drops the envs sent and not yet started, waits for the ones running (one step each) and frees
+ * everything; a forked child's calls are refused as for any call. The autoreset mode is the handle's:
+ * with NEXT_STEP (EnvPool's) a finished env's next send resets it (its action ignored). */
+
+/* Send actions to envs env_ids[0..n-1] (NULL: all N envs in order, n = N): actions is (n x act_dim), C order,
+ * row j for env env_ids[j], of dtype MDVEC_DTYPE_F32 or _F64 (aligned for it), copied before the call
+ * returns. Return MDVEC_OK at once, the envs queued in this order behind those already in flight; nothing is
+ * sent on an error: MDVEC_ERR_ARG (NULL actions, another dtype, misaligned, n outside 1..N, an id out of range
+ * or named twice), MDVEC_ERR_STATE (an env already in flight, never reset, or stopped by a MuJoCo error),
+ * MDVEC_ERR_ACTION (an action that is not finite), MDVEC_ERR_THREAD or MDVEC_ERR_NOMEM (the first send could
+ * not start the background thread or allocate the per-env action rows). */
+MDVEC_API int mdvec_send(mdvec_t *env, const void *actions, int dtype, const int32_t *env_ids, int n);
+
+/* Send resets to envs env_ids[0..n-1] (NULL: all N envs in order, n = N), as mdvec_reset_envs does them: env
+ * env_ids[j] is first reseeded with seeds[j] when seeds is not NULL and has_seed is NULL or has_seed[j] is
+ * nonzero. Queued like mdvec_send; return MDVEC_OK at once, or (nothing sent) MDVEC_ERR_ARG (n, ids, or a seed
+ * beyond the task's seed_max), MDVEC_ERR_STATE (an env already in flight), MDVEC_ERR_THREAD, MDVEC_ERR_NOMEM.
+ * An env that was never reset or is stopped by an error may be sent a reset. */
+MDVEC_API int mdvec_send_reset(mdvec_t *env, const int32_t *env_ids, int n, const uint64_t *seeds,
+                               const uint8_t *has_seed);
+
+/* Receive the next n envs in send order: wait until their work is done, write their indices into
+ * env_ids_out[0..n-1] (when not NULL) and take them out of flight; their results are in their rows of the
+ * buffers. Return MDVEC_OK; MDVEC_ERR_PHYSICS (or MDVEC_ERR_NOMEM) naming an env among them that a MuJoCo
+ * error stopped, as a synchronous step reports it (the n envs are received all the same); MDVEC_ERR_ARG for
+ * n < 1; MDVEC_ERR_STATE, receiving nothing, when nothing is in flight or fewer than n envs are. */
+MDVEC_API int mdvec_recv(mdvec_t *env, int n, int32_t *env_ids_out);
+
+/* Return the number of envs sent and not yet received, or MDVEC_ERR_ARG (NULL) / MDVEC_ERR_STATE (a call
+ * overlapping another on the handle, or a forked child). */
+MDVEC_API int mdvec_in_flight(mdvec_t *env);
+
 /*================================== Legacy: the duck's 1.0 interface =============================*/
 /* Kept for the callers of 1.0, with the behaviour it had; it speaks of the default task, the duck (its
  * shoves, latency, domain randomisation). New code reads sizes from mdvec_spec and info fields from

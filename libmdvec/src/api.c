@@ -16,6 +16,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "async.h"
 #include "mdvec.h"
 #include "model.h"
 #include "options.h"
@@ -100,6 +101,7 @@ struct mdvec_ {
   unsigned fork_gen;       /* g_fork_gen at create: another value means a forked child holds a copy */
   long pid;                /* the creating process, for messages */
   atomic_int busy;         /* 1 while a call runs: an overlapping call is refused, not raced */
+  mdv_async *async;        /* mdvec_send/mdvec_recv's state (async.c); NULL until the first send */
 };
 
 /* Forks seen by this process (pthread_atfork's child handler; registered at the first create). The
@@ -168,7 +170,7 @@ static int fail(mdvec_t *h, int code, const char *fmt, ...) {
 
 /* Start a call on h: return MDVEC_OK with h marked busy (end it with leave), or MDVEC_ERR_STATE when h
  * was created in another process (a forked parent) or another call on h is running. */
-static int enter(mdvec_t *h, const char *call) {
+static int enter_call(mdvec_t *h, const char *call) {
   tl_msg_handle = NULL;
   if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) != h->fork_gen) {
     snprintf(tl_msg, sizeof tl_msg,
@@ -192,6 +194,19 @@ static int enter(mdvec_t *h, const char *call) {
 /* End a call started by enter; return code. */
 static int leave(mdvec_t *h, int code) {
   atomic_store_explicit(&h->busy, 0, memory_order_release);
+  return code;
+}
+
+/* enter_call, and MDVEC_ERR_STATE while envs sent with mdvec_send are in flight (their workers write the
+ * envs and buffers): every call but send/recv's (mdv_api_enter) starts here. */
+static int enter(mdvec_t *h, const char *call) {
+  int code = enter_call(h, call);
+  int n = code ? 0 : mdv_async_in_flight(h->async);
+  if (n)
+    return leave(h, fail(h, MDVEC_ERR_STATE,
+                         "%s: %d env(s) sent with mdvec_send are in flight (their workers may be writing them); "
+                         "mdvec_recv them first",
+                         call, n));
   return code;
 }
 
@@ -525,12 +540,14 @@ static void wait_idle(mdvec_t *h) {
 void mdvec_destroy(mdvec_t *h) {
   if (!h) return;
   if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) {
-    wait_idle(h); /* a call running in another thread finishes first */
+    wait_idle(h);                        /* a call running in another thread finishes first */
+    mdv_async_cancel(h->async, h->pool); /* envs in flight: those not started are dropped, the others end */
     mdv_pool_destroy(h->pool);
   } else {
     mdv_pool_abandon(h->pool); /* a forked child: the workers are the parent's (and a call the parent had
                                   running left busy set in this copy: no wait); free only the memory */
   }
+  mdv_async_free(h->async);
   /* only the envs that were begun: the others' pages were never touched (a refused huge num_envs) */
   for (int i = 0; h->env_mem && i < h->envs_begun; i++) h->task->env_free(env_at(h, i));
   if (h->shared) h->task->destroy(h->shared);
@@ -783,9 +800,14 @@ static void reset_env_with(mdvec_t *h, int i, const void *params) {
   mark_reset(h, i);
 }
 
-/* Step env i with the handle's autoreset mode. */
-static void step_env(mdvec_t *h, int i, const void *unused) {
-  (void)unused;
+typedef struct step_src_ { /* where a step's actions are: (N x act_dim) of dtype, row i for env i */
+  const void *actions;
+  int dtype;
+} step_src;
+
+/* Step env i with the handle's autoreset mode, its action in row i of arg (a step_src). */
+static void step_env(mdvec_t *h, int i, const void *arg) {
+  const step_src *src_of = arg;
   mdv_slot *s = &h->slots[i];
   size_t n = (size_t)h->num_envs, act_dim = (size_t)h->spec.act_dim;
   unsigned char *obs = h->obs + (size_t)i * h->obs_row, *final = h->final_obs + (size_t)i * h->obs_row;
@@ -794,6 +816,7 @@ static void step_env(mdvec_t *h, int i, const void *unused) {
     mdv_out out = reset_out(h, i);
     h->task->reset(env_at(h, i), &s->rng, &out);
     mark_reset(h, i);
+    draw(h, thread, i, MDV_FRAME_RESET);
     h->reward[i] = 0.0;
     h->terminated[i] = h->truncated[i] = h->done[i] = 0;
     for (int k = 0; k < h->spec.n_info; k++) h->info[(size_t)k * n + i] = 0.0;
@@ -801,24 +824,27 @@ static void step_env(mdvec_t *h, int i, const void *unused) {
     return;
   }
   const double *a;
-  if (h->action_dtype == MDVEC_DTYPE_F32) {
-    const float *src = (const float *)h->actions + (size_t)i * act_dim;
+  if (src_of->dtype == MDVEC_DTYPE_F32) {
+    const float *src = (const float *)src_of->actions + (size_t)i * act_dim;
     double *dst = h->act64 + (size_t)i * act_dim;
     for (size_t k = 0; k < act_dim; k++) dst[k] = (double)src[k];
     a = dst;
   } else {
-    a = (const double *)h->actions + (size_t)i * act_dim;
+    a = (const double *)src_of->actions + (size_t)i * act_dim;
   }
   mdv_out out = {final, &h->reward[i], &h->terminated[i], &h->truncated[i], h->info + i, n};
   s->in_step = 1;
-  h->task->step(env_at(h, i), a, h->action_dtype, &s->rng, &out);
+  h->task->step(env_at(h, i), a, src_of->dtype, &s->rng, &out);
   s->in_step = 0;
   int done = h->terminated[i] | h->truncated[i];
   h->done[i] = (uint8_t)done;
+  draw(h, thread, i, MDV_FRAME_STEP);
   if (done && h->autoreset == MDVEC_AUTORESET_SAME_STEP) {
+    if (h->render) mdv_render_keep_final(h->render, i);
     mdv_out rout = reset_out(h, i);
     h->task->reset(env_at(h, i), &s->rng, &rout);
     mark_reset(h, i);
+    draw(h, thread, i, MDV_FRAME_RESET);
   } else {
     memcpy(obs, final, h->obs_row);
     if (done && h->autoreset == MDVEC_AUTORESET_NEXT_STEP) s->pending = 1;
@@ -892,9 +918,10 @@ static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
   mdv_pool_share(h->num_envs, thread, threads, &lo, &hi); /* a contiguous block */
+  const step_src src = {h->actions, h->action_dtype};
   for (int i = lo; i < hi; i++) {
     h->error_flags[i] = 0;
-    if (!trapped(h, i, step_env, NULL) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
+    if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
   }
 }
 
@@ -1066,4 +1093,125 @@ int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, si
   mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
   int code = enter(w, "mdvec_get_state");
   return code ? code : leave(w, get_state(w, i, sig, state, size));
+}
+
+/*---------------------------------- Lent to async.c (async.h) -------------------------------------*/
+
+int mdv_api_enter(mdvec_t *h, const char *call) {
+  return enter_call(h, call);
+}
+
+int mdv_api_leave(mdvec_t *h, int code) {
+  return leave(h, code);
+}
+
+int mdv_api_fail(mdvec_t *h, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(h->errmsg, sizeof h->errmsg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+mdv_async **mdv_api_async(mdvec_t *h) {
+  return &h->async;
+}
+
+mdv_pool *mdv_api_pool(const mdvec_t *h) {
+  return h->pool;
+}
+
+int mdv_api_num_envs(const mdvec_t *h) {
+  return h->num_envs;
+}
+
+int mdv_api_act_dim(const mdvec_t *h) {
+  return h->spec.act_dim;
+}
+
+int mdv_api_steppable(mdvec_t *h, int i, const char *call) {
+  const mdv_slot *s = &h->slots[i];
+  if (!s->reset_done) return fail(h, MDVEC_ERR_STATE, "%s: env %d was never reset; reset it first", call, i);
+  if (s->failed)
+    return fail(h, MDVEC_ERR_STATE, "%s: env %d stopped on a MuJoCo error (%s); reset it first", call, i, s->error);
+  return MDVEC_OK;
+}
+
+int mdv_api_check_seed(mdvec_t *h, uint64_t seed, const char *call) {
+  return check_seeds(h->task, call, seed, 1, h->errmsg, sizeof h->errmsg);
+}
+
+void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype) {
+  const step_src src = {actions, dtype};
+  h->error_flags[i] = 0;
+  if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
+}
+
+/* Reset env i, first reseeded with *arg when arg is not NULL. */
+static void reset_env_seeded(mdvec_t *h, int i, const void *arg) {
+  mdv_slot *s = &h->slots[i];
+  if (arg) {
+    uint64_t seed = *(const uint64_t *)arg;
+    mdv_pcg64_seed(&s->rng, seed);
+    if (h->task->seed) h->task->seed(env_at(h, i), seed);
+  }
+  mdv_out out = reset_out(h, i);
+  h->task->reset(env_at(h, i), &s->rng, &out);
+  mark_reset(h, i);
+}
+
+void mdv_api_reset_env(mdvec_t *h, int i, const uint64_t *seed) {
+  h->reset_flags[i] = 0;
+  h->error_flags[i] = 0;
+  h->slots[i].failed = 0;
+  trapped(h, i, reset_env_seeded, seed);
+}
+
+int mdv_api_errors(mdvec_t *h, const int32_t *ids, int n, const uint8_t *stepped, const char *call) {
+  int failed = 0, first = -1;
+  for (int j = 0; j < n; j++) { /* as physics_errors, over these envs */
+    int i = ids[j];
+    int stopped = h->error_flags[i] && h->slots[i].failed;
+    if (stopped && stepped[i] && h->on_error == MDVEC_ON_ERROR_END_EPISODE && h->autoreset == MDVEC_AUTORESET_DISABLED)
+      stopped = 0;
+    if (stopped) {
+      failed++;
+      if (first < 0) first = i;
+    }
+  }
+  if (!failed) return MDVEC_OK;
+  if (mdv_trap_is_nomem(h->slots[first].error))
+    return fail(h, MDVEC_ERR_NOMEM, "%s: out of memory in env %d (%d env(s) stopped; reset them): %s", call, first,
+                failed, h->slots[first].error);
+  return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (%d env(s) stopped; reset them): %s", call, first,
+              failed, h->slots[first].error);
+}
+
+/*---------------------------------- Pixel observations (render.c) ---------------------------------*/
+
+int mdvec_pixel_option_count(void) {
+  return mdv_pixel_option_count();
+}
+
+int mdvec_pixel_option(int k, mdvec_option_info_t *info) {
+  return mdv_pixel_option(k, info);
+}
+
+int mdvec_pixels_info(const mdvec_t *h, mdvec_pixels_info_t *info) {
+  if (!h || !info || info->struct_size < sizeof *info) return MDVEC_ERR_ARG;
+  mdv_render_info(h->render, &h->px, info);
+  info->struct_size = sizeof *info;
+  return MDVEC_OK;
+}
+
+const uint8_t *mdvec_pixels(const mdvec_t *h) {
+  return h ? mdv_render_pixels(h->render) : NULL;
+}
+
+const uint8_t *mdvec_final_pixels(const mdvec_t *h) {
+  return h ? mdv_render_final_pixels(h->render) : NULL;
+}
+
+mdv_render *mdv_handle_render(const mdvec_t *h) {
+  return h ? h->render : NULL;
 }

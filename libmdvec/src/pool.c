@@ -1,4 +1,5 @@
-/* pool.c: the worker thread pool (generation counter, spin-then-block, completion counter). */
+/* pool.c: the worker thread pool (generation counter, spin-then-block, completion counter), and its
+   background queue (items claimed in push order, per-item completion marks). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -53,7 +54,8 @@
 /* One started worker thread (thread index 1..T-1). */
 typedef struct mdv_worker {
   struct mdv_pool *pool; /* the pool it serves */
-  int index;             /* its thread index, 1..T-1 */
+  int index;             /* its thread index, 1..T-1; 0 for the queue's stand-in for thread 0 */
+  unsigned start_gen;    /* the generation when it was started */
   pthread_t thread;      /* its pthread */
 } mdv_worker;
 
@@ -97,6 +99,24 @@ typedef struct mdv_worker {
  *
  * Cache lines: fields written by the caller on every run, fields written by the workers on
  *   every run, and the rarely written lock state live on separate cache lines.
+ *
+ * The background queue (mdv_pool_queue_*; never in flight during a run):
+ *   Push: the caller writes the items' values into their ring slots (plain), then adds n to q_tail
+ *   with a seq_cst RMW (a release), then wakes sleepers as a run does (sleeping > 0: broadcast
+ *   work_cond under the mutex). A worker's wait condition is "generation changed or q_claim < q_tail";
+ *   the Dekker argument above holds with q_tail in the place of generation.
+ *   Claim: a thread loads q_tail (acquire), and claims item c = q_claim < q_tail with a CAS on q_claim
+ *   (acq_rel), so every item is claimed exactly once, in push order, and its value and whatever the
+ *   caller wrote before its push are visible to the claimer.
+ *   Completion: after fn, the thread stores k + 1 into q_done[k % cap] (seq_cst: a release) and, when
+ *   q_waiting (seq_cst) is set, broadcasts done_cond under the mutex. The caller waiting for item k
+ *   loads q_done[k % cap] (acquire); to block it sets q_waiting (seq_cst) under the mutex and re-checks
+ *   q_done (seq_cst) before each cond_wait: the same Dekker pattern as caller_sleeping/pending.
+ *   Slot reuse: the caller pushes item k only after it waited for item k - cap (the bound on items in
+ *   flight), whose fn and q_done store happen before that wait returned, so a slot is never written
+ *   while a thread still reads it.
+ *   Threads: the T-1 workers serve both runs and items; queue_open starts one more thread (index 0,
+ *   items only), so T threads run items while the caller is away. Stop and join take it along.
  */
 struct mdv_pool {
   /* read-only after create */
@@ -111,6 +131,21 @@ struct mdv_pool {
   atomic_uint generation;                  /* runs published so far (wraps) */
   atomic_int stop;                         /* 1: workers exit at the next generation */
   atomic_int caller_sleeping;              /* 1: caller is (about to be) blocked on done_cond */
+  atomic_ullong q_tail;                    /* queue items pushed since the queue opened */
+  atomic_int q_waiting;                    /* 1: caller is (about to be) blocked on done_cond for an item */
+
+  /* the queue's claim counter, written by every thread that takes an item */
+  _Alignas(MDV_CACHE_LINE) atomic_ullong q_claim; /* queue items claimed */
+
+  /* the queue's ring and job: written by mdv_pool_queue_open, read-only while it is open */
+  int q_cap;             /* ring slots; 0 while the queue is closed */
+  int q_started;         /* the stand-in for thread 0 runs */
+  int *q_items;          /* (q_cap) item values, item k in slot k % q_cap */
+  atomic_ullong *q_done; /* (q_cap) k + 1 once item k has run */
+  mdv_pool_item_fn q_fn; /* run on each item */
+  void *q_ctx;           /* its argument */
+  mdv_worker q_worker;   /* the stand-in for thread 0 */
+  int locks_ready;       /* mutex and condition variables initialised */
 
   /* written by the workers on every run */
   _Alignas(MDV_CACHE_LINE) atomic_int pending; /* workers that have not finished this run */
@@ -197,20 +232,29 @@ static inline int mdv_spin_step(const mdv_pool *p, mdv_spin *s) {
   return 1;
 }
 
-/* Wait until generation differs from seen; return the new generation (acquired). */
+/* Return nonzero when the queue holds an item nobody has claimed (claim read first: a stale claim can
+   only make it say yes, after which the claim itself finds out). */
+static inline int mdv_queue_has_work(mdv_pool *p, memory_order order) {
+  unsigned long long c = atomic_load_explicit(&p->q_claim, order);
+  return c < atomic_load_explicit(&p->q_tail, order);
+}
+
+/* Wait until generation differs from seen or the queue holds an unclaimed item; return the generation
+   (acquired). */
 static unsigned mdv_pool_wait_work(mdv_pool *p, unsigned seen) {
   unsigned g;
   mdv_spin spin = {0, 0};
   do {
     g = atomic_load_explicit(&p->generation, memory_order_acquire);
-    if (g != seen) {
+    if (g != seen || mdv_queue_has_work(p, memory_order_relaxed)) {
       return g;
     }
   } while (mdv_spin_step(p, &spin));
 
   pthread_mutex_lock(&p->mutex);
   atomic_fetch_add_explicit(&p->sleeping, 1, memory_order_seq_cst);
-  while ((g = atomic_load_explicit(&p->generation, memory_order_seq_cst)) == seen) {
+  while ((g = atomic_load_explicit(&p->generation, memory_order_seq_cst)) == seen &&
+         !mdv_queue_has_work(p, memory_order_seq_cst)) {
     pthread_cond_wait(&p->work_cond, &p->mutex);
   }
   atomic_fetch_sub_explicit(&p->sleeping, 1, memory_order_relaxed);
@@ -236,18 +280,60 @@ static void mdv_pool_wait_done(mdv_pool *p) {
   pthread_mutex_unlock(&p->mutex);
 }
 
-/* Body of worker threads 1..T-1: serve one run per generation until stop. */
+/* Claim the next unclaimed item below limit into *k; return 0 when there is none. */
+static int mdv_queue_claim(mdv_pool *p, unsigned long long limit, unsigned long long *k) {
+  unsigned long long c = atomic_load_explicit(&p->q_claim, memory_order_relaxed);
+  for (;;) {
+    unsigned long long t = atomic_load_explicit(&p->q_tail, memory_order_acquire);
+    if (t > limit) {
+      t = limit;
+    }
+    if (c >= t) {
+      return 0;
+    }
+    if (atomic_compare_exchange_weak_explicit(&p->q_claim, &c, c + 1, memory_order_acq_rel, memory_order_relaxed)) {
+      *k = c;
+      return 1;
+    }
+  }
+}
+
+/* Run claimed item k, mark it done, and wake the caller when it waits for an item. */
+static void mdv_queue_run(mdv_pool *p, unsigned long long k) {
+  const unsigned long long slot = k % (unsigned long long)p->q_cap;
+  p->q_fn(p->q_ctx, p->q_items[slot]);
+  atomic_store_explicit(&p->q_done[slot], k + 1, memory_order_seq_cst);
+  if (atomic_load_explicit(&p->q_waiting, memory_order_seq_cst)) {
+    pthread_mutex_lock(&p->mutex);
+    pthread_cond_broadcast(&p->done_cond);
+    pthread_mutex_unlock(&p->mutex);
+  }
+}
+
+/* Body of worker threads 1..T-1 (one run per generation, and queue items) and of the queue's stand-in
+   for thread 0 (queue items only), until stop. */
 static void *mdv_pool_worker_main(void *arg) {
   const mdv_worker *w = (const mdv_worker *)arg;
   mdv_pool *p = w->pool;
   const int index = w->index;
   const int num_threads = p->num_threads;
-  unsigned seen = 0; /* generation at create; not re-read here, or an early run could be lost */
+  unsigned seen = w->start_gen; /* generation when started; not re-read here, or an early run could be lost */
 
   for (;;) {
-    seen = mdv_pool_wait_work(p, seen);
+    unsigned g = mdv_pool_wait_work(p, seen);
+    if (g == seen) { /* queue items: take them until none is left */
+      unsigned long long k;
+      while (mdv_queue_claim(p, ~0ULL, &k)) {
+        mdv_queue_run(p, k);
+      }
+      continue;
+    }
+    seen = g;
     if (atomic_load_explicit(&p->stop, memory_order_relaxed)) {
       break;
+    }
+    if (index == 0) { /* the stand-in takes no part in runs */
+      continue;
     }
     mdv_pool_fn fn = p->fn;
     void *ctx = p->ctx;
@@ -264,7 +350,7 @@ static void *mdv_pool_worker_main(void *arg) {
   return NULL;
 }
 
-/* Tell the first `started` workers to exit and join them. */
+/* Tell the first `started` workers and the queue's stand-in (when started) to exit and join them. */
 static void mdv_pool_stop_join(mdv_pool *p, int started) {
   atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&p->generation, 1, memory_order_seq_cst);
@@ -274,6 +360,23 @@ static void mdv_pool_stop_join(mdv_pool *p, int started) {
   for (int i = 0; i < started; ++i) {
     pthread_join(p->workers[i].thread, NULL);
   }
+  if (p->q_started) {
+    pthread_join(p->q_worker.thread, NULL);
+    p->q_started = 0;
+  }
+}
+
+/* Start w's pthread with every signal blocked (signals go to the host's own threads); return 0 or
+   pthread_create's error. */
+static int mdv_pool_start(mdv_worker *w) {
+  sigset_t all, old;
+  sigfillset(&all);
+  int masked = (pthread_sigmask(SIG_SETMASK, &all, &old) == 0);
+  int rc = pthread_create(&w->thread, NULL, mdv_pool_worker_main, w);
+  if (masked) {
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  }
+  return rc;
 }
 
 /* Return 1 when a thread's stack could not be mapped now (pthread_create's EAGAIN was for want of
@@ -332,6 +435,9 @@ int mdv_pool_create(mdv_pool **out, int num_threads, char *err, size_t err_size)
   atomic_init(&p->caller_sleeping, 0);
   atomic_init(&p->pending, 0);
   atomic_init(&p->sleeping, 0);
+  atomic_init(&p->q_tail, 0ull);
+  atomic_init(&p->q_waiting, 0);
+  atomic_init(&p->q_claim, 0ull);
 
   if (num_threads == 1) { /* run inline: no threads, no lock */
     *out = p;
@@ -372,6 +478,7 @@ int mdv_pool_create(mdv_pool **out, int num_threads, char *err, size_t err_size)
     free(p);
     return MDV_POOL_ENOMEM;
   }
+  p->locks_ready = 1;
 
   /* workers start with every signal blocked, so signals go to the host's own threads */
   sigset_t all, old;
@@ -441,13 +548,15 @@ void mdv_pool_destroy(mdv_pool *p) {
   if (!p) {
     return;
   }
-  if (p->num_threads > 1) {
+  if (p->locks_ready) {
     mdv_pool_stop_join(p, p->num_threads - 1);
     pthread_cond_destroy(&p->done_cond);
     pthread_cond_destroy(&p->work_cond);
     pthread_mutex_destroy(&p->mutex);
-    free(p->workers);
   }
+  free(p->workers);
+  free(p->q_items);
+  free(p->q_done);
   free(p);
 }
 
@@ -457,7 +566,153 @@ void mdv_pool_abandon(mdv_pool *p) {
     return;
   }
   free(p->workers);
+  free(p->q_items);
+  free(p->q_done);
   free(p);
+}
+
+/*---------------------------------- Background queue ---------------------------------------*/
+
+/* Open the queue: ring of capacity items, fn(ctx, item) per item; start the stand-in for thread 0. */
+int mdv_pool_queue_open(mdv_pool *p, int capacity, mdv_pool_item_fn fn, void *ctx, char *err, size_t err_size) {
+  if (err && err_size > 0) {
+    err[0] = '\0';
+  }
+  if (!p || capacity < 1 || !fn || p->q_cap) {
+    mdv_pool_seterr(err, err_size, "mdv_pool_queue_open: no pool, capacity < 1, no job, or already open", 0);
+    return MDV_POOL_EINVAL;
+  }
+  int *items = (int *)calloc((size_t)capacity, sizeof *items);
+  atomic_ullong *done = (atomic_ullong *)calloc((size_t)capacity, sizeof *done);
+  if (!items || !done) {
+    free(items);
+    free(done);
+    mdv_pool_seterr(err, err_size, "mdv_pool_queue_open: out of memory", 0);
+    return MDV_POOL_ENOMEM;
+  }
+  for (int k = 0; k < capacity; ++k) {
+    atomic_init(&done[k], 0ull);
+  }
+  if (!p->locks_ready) { /* a pool of one thread runs inline and made none */
+    int rc = pthread_mutex_init(&p->mutex, NULL);
+    if (!rc && (rc = pthread_cond_init(&p->work_cond, NULL)) != 0) {
+      pthread_mutex_destroy(&p->mutex);
+    }
+    if (!rc && (rc = pthread_cond_init(&p->done_cond, NULL)) != 0) {
+      pthread_cond_destroy(&p->work_cond);
+      pthread_mutex_destroy(&p->mutex);
+    }
+    if (rc) {
+      free(items);
+      free(done);
+      mdv_pool_seterr(err, err_size, "mdv_pool_queue_open: pthread_mutex_init or pthread_cond_init failed", rc);
+      return MDV_POOL_ETHREAD;
+    }
+    p->locks_ready = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    p->pause_iters = (ncpu > 0 && p->num_threads + 1 > ncpu) ? 0u : mdv_pool_calibrate();
+  }
+  p->q_items = items;
+  p->q_done = done;
+  p->q_fn = fn;
+  p->q_ctx = ctx;
+  p->q_cap = capacity;
+  mdv_worker *w = &p->q_worker;
+  w->pool = p;
+  w->index = 0;
+  w->start_gen = atomic_load_explicit(&p->generation, memory_order_relaxed);
+  int rc = mdv_pool_start(w);
+  if (rc) {
+    p->q_items = NULL;
+    p->q_done = NULL;
+    p->q_cap = 0;
+    free(items);
+    free(done);
+    int nomem = rc == ENOMEM || (rc == EAGAIN && mdv_pool_no_stack());
+    if (err && err_size > 0) {
+      snprintf(err, err_size, "mdv_pool_queue_open: could not start the background thread (%s%s)", strerror(rc),
+               nomem ? ": no memory for its stack" : "");
+    }
+    return nomem ? MDV_POOL_ENOMEM : MDV_POOL_ETHREAD;
+  }
+  p->q_started = 1;
+  return MDV_POOL_OK;
+}
+
+int mdv_pool_queue_is_open(const mdv_pool *p) {
+  return p && p->q_cap > 0;
+}
+
+/* Push n items in order; return the number of the first. */
+unsigned long long mdv_pool_queue_push(mdv_pool *p, const int *values, int n) {
+  const unsigned long long first = atomic_load_explicit(&p->q_tail, memory_order_relaxed); /* the caller's own */
+  const unsigned long long cap = (unsigned long long)p->q_cap;
+  for (int j = 0; j < n; ++j) {
+    p->q_items[(first + (unsigned long long)j) % cap] = values[j];
+  }
+  atomic_fetch_add_explicit(&p->q_tail, (unsigned long long)n, memory_order_seq_cst);
+  if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) > 0) {
+    pthread_mutex_lock(&p->mutex);
+    pthread_cond_broadcast(&p->work_cond);
+    pthread_mutex_unlock(&p->mutex);
+  }
+  return first;
+}
+
+/* Wait for items first .. first + count - 1, running the unclaimed ones among them here. */
+void mdv_pool_queue_wait(mdv_pool *p, unsigned long long first, unsigned long long count) {
+  const unsigned long long end = first + count, cap = (unsigned long long)p->q_cap;
+  for (unsigned long long j = first; j < end; ++j) {
+    atomic_ullong *mark = &p->q_done[j % cap];
+    if (atomic_load_explicit(mark, memory_order_acquire) == j + 1) {
+      continue;
+    }
+    unsigned long long k;
+    while (mdv_queue_claim(p, end, &k)) { /* the range's items nobody took yet: run them here */
+      mdv_queue_run(p, k);
+    }
+    int done = 0;
+    mdv_spin spin = {0, 0};
+    do {
+      if (atomic_load_explicit(mark, memory_order_acquire) == j + 1) {
+        done = 1;
+        break;
+      }
+    } while (mdv_spin_step(p, &spin));
+    if (done) {
+      continue;
+    }
+    pthread_mutex_lock(&p->mutex);
+    atomic_store_explicit(&p->q_waiting, 1, memory_order_seq_cst);
+    while (atomic_load_explicit(mark, memory_order_seq_cst) != j + 1) {
+      pthread_cond_wait(&p->done_cond, &p->mutex);
+    }
+    atomic_store_explicit(&p->q_waiting, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&p->mutex);
+  }
+}
+
+/* Drop the unclaimed items and wait for the claimed ones from first on; return how many were dropped. */
+unsigned long long mdv_pool_queue_cancel(mdv_pool *p, unsigned long long first) {
+  if (!p || !p->q_cap) {
+    return 0;
+  }
+  unsigned long long c = atomic_load_explicit(&p->q_claim, memory_order_relaxed), t;
+  for (;;) { /* claim everything pushed: nobody runs those items */
+    t = atomic_load_explicit(&p->q_tail, memory_order_acquire);
+    if (c >= t) {
+      t = c;
+      break;
+    }
+    if (atomic_compare_exchange_weak_explicit(&p->q_claim, &c, t, memory_order_acq_rel, memory_order_relaxed)) {
+      break;
+    }
+  }
+  /* items first .. c - 1 were claimed by threads that run them; c .. t - 1 are dropped */
+  if (c > first) {
+    mdv_pool_queue_wait(p, first, c - first);
+  }
+  return t - c;
 }
 
 /* Return the number of threads T, the caller included. */

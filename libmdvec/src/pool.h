@@ -52,6 +52,39 @@ void mdv_pool_abandon(mdv_pool *p);
 /* Return the pool's number of threads T, the caller included. */
 int mdv_pool_threads(const mdv_pool *p);
 
+/*---------------------------------- Background queue ---------------------------------------*/
+/* Work that runs while the caller does something else (mdvec_send/mdvec_recv). Items are ints (env
+   indices) pushed in order; T background threads (the T-1 workers and one more thread, started by
+   mdv_pool_queue_open, which takes thread 0's place) claim them in push order and run fn on each. The
+   caller waits for a range of items with mdv_pool_queue_wait, running the still unclaimed ones of that
+   range itself. Which thread runs an item is left to timing; what an item computes must not depend on
+   it. Every item in flight (pushed, not yet waited for) is in a ring of `capacity` slots: a push must
+   not take the number in flight past it. mdv_pool_run must not be called with items in flight. */
+
+/* Job run once per queue item: ctx as given to mdv_pool_queue_open, the item's value. */
+typedef void (*mdv_pool_item_fn)(void *ctx, int item);
+
+/* Open the pool's queue: ring of capacity items, fn(ctx, item) run on each; start the background thread
+   that stands in for thread 0. Return MDV_POOL_OK, or a negative MDV_POOL_E* code with a message in err
+   (the pool is unchanged and still runs). Opening an open queue is MDV_POOL_EINVAL. */
+int mdv_pool_queue_open(mdv_pool *p, int capacity, mdv_pool_item_fn fn, void *ctx, char *err, size_t err_size);
+
+/* Return nonzero when the queue is open. */
+int mdv_pool_queue_is_open(const mdv_pool *p);
+
+/* Push n items (values[0..n-1], in order); the background threads start on them at once. Return the
+   sequence number of the first (items are numbered 0, 1, ... in push order since the queue opened).
+   Writes the caller made before the call are visible to fn. One caller at a time. */
+unsigned long long mdv_pool_queue_push(mdv_pool *p, const int *values, int n);
+
+/* Wait until items first .. first + count - 1 have run, running on the calling thread those of them that
+   no background thread has claimed yet; every write their fn made is then visible to the caller. */
+void mdv_pool_queue_wait(mdv_pool *p, unsigned long long first, unsigned long long count);
+
+/* Drop every item not yet claimed (it never runs) and wait for the claimed ones from first on to finish;
+   return how many were dropped. The queue takes no push afterwards (for teardown). */
+unsigned long long mdv_pool_queue_cancel(mdv_pool *p, unsigned long long first);
+
 /* The share [*lo, *hi) of n items that thread `thread` of `threads` takes: contiguous blocks whose
    sizes differ by at most one, so two threads share a cache line of per-item arrays only at a
    block's edge (interleaved items, i = thread, thread + T, ..., made every thread write every line). */

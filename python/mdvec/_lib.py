@@ -319,5 +319,19 @@ def load() -> ctypes.CDLL:
         raise ImportError(
             f"mdvec: {paths[0]} refuses sizeof(mdvec_config_t) {ctypes.sizeof(Config)} as this binding declares it"
         )
+    for name, (restype, argtypes) in _SIGNATURES_ASYNC.items():
+        if hasattr(lib, name):  # 1.4's send/recv
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
     lib.path = paths[0]  # type: ignore[attr-defined]  # the file it came from (mdvec-config, tests)
     return lib
+
+
+# 1.4's asynchronous send/recv (mdvec.envpool), declared when the library has them. Buffers by address:
+# actions (n x act_dim), env_ids (n) int32, seeds (n) uint64, has_seed (n) uint8, env_ids_out (n) int32.
+_SIGNATURES_ASYNC: dict[str, tuple[object, list[object]]] = {
+    "mdvec_send": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_int]),
+    "mdvec_send_reset": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p]),
+    "mdvec_recv": (c_int, [c_void_p, c_int, c_void_p]),
+    "mdvec_in_flight": (c_int, [c_void_p]),
+}

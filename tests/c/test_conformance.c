@@ -198,6 +198,44 @@ static void check_determinism_and_threads(const task_setup *s) {
   CHECK_THAT(WHAT("%s: another seed, other results", s->task), ok && memcmp(g_base, g_other, sizeof g_base) != 0);
 }
 
+/* Asynchronous send/recv (1.4): after a send_reset of every env, envs received two at a time in send order (the
+ * last group one) and each sent its next action as soon as it is received give every env the rows of the
+ * synchronous run (g_base: same seed, NEXT_STEP), bit for bit, at 2 threads; a synchronous step while envs are in
+ * flight is refused. */
+static void check_async(const task_setup *s) {
+  char err[1024];
+  mdvec_t *h;
+  if (create(s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 7, &h, err, sizeof err) != MDVEC_OK) {
+    CHECK_THAT(WHAT("%s: async: create (%s)", s->task, err), 0);
+    return;
+  }
+  mdvec_spec_t sp = {.struct_size = sizeof sp};
+  mdvec_spec(h, &sp);
+  static double all[N * MAX_ACT], a[N * MAX_ACT];
+  int t[N] = {0}, ok = mdvec_send_reset(h, NULL, N, NULL, NULL) == MDVEC_OK, flying;
+  int refused = mdvec_step(h, all) == MDVEC_ERR_STATE;
+  memset(g_other, 0xA5, sizeof g_other);
+  while (ok && (flying = mdvec_in_flight(h)) > 0) {
+    int32_t ids[N], next[N];
+    int n = flying < 2 ? flying : 2, m = 0;
+    ok = mdvec_recv(h, n, ids) == MDVEC_OK;
+    for (int j = 0; ok && j < n; j++) {
+      read_row(h, ids[j], &g_other[t[ids[j]]][ids[j]]);
+      if (t[ids[j]] < STEPS) next[m++] = ids[j];
+    }
+    for (int j = 0; j < m; j++) {
+      actions(h, N, ++t[next[j]], all);
+      memcpy(a + j * sp.act_dim, all + next[j] * sp.act_dim, sizeof(double) * (size_t)sp.act_dim);
+    }
+    if (ok && m) ok = mdvec_send(h, a, MDVEC_DTYPE_F64, next, m) == MDVEC_OK;
+  }
+  if (!ok) fprintf(stderr, "%s: async: %s\n", s->task, mdvec_errmsg(h));
+  mdvec_destroy(h);
+  CHECK_THAT(WHAT("%s: async send/recv in groups of 2: every env's rows equal the synchronous run's", s->task),
+             ok && !memcmp(g_base, g_other, sizeof g_base));
+  CHECK_THAT(WHAT("%s: async: a synchronous step while envs are in flight is refused", s->task), refused);
+}
+
 /* The contracts of the autoreset modes, read from the flags of every step. */
 static void check_autoreset_modes(const task_setup *s) {
   const int modes[] = {MDVEC_AUTORESET_DISABLED, MDVEC_AUTORESET_SAME_STEP, MDVEC_AUTORESET_NEXT_STEP};
@@ -462,6 +500,7 @@ int main(void) {
     check_spec(&s, h);
     mdvec_destroy(h);
     check_determinism_and_threads(&s);
+    check_async(&s);
     check_autoreset_modes(&s);
     check_resets_and_state(&s);
     check_option_bounds(&s);
