@@ -473,7 +473,11 @@ class EnvPool(NoCopy):
     def send(self, action: Any, env_id: Any = None) -> None:
         """Hand envs ``env_id`` (None: all) their actions (len(env_id), act_dim) and return at once; the library's
         threads step them while the caller works. Raises (nothing sent) for an env already in flight, an env id
-        out of range or repeated, a non-finite action."""
+        out of range or repeated, a non-finite action. ``action`` may also be EnvPool's dict form
+        ``{"action": actions, "env_id": ids}``."""
+        if isinstance(action, dict):
+            env_id = action.get("env_id", env_id)
+            action = action["action"]
         ids = self._ids(env_id)
         a = self._actions(action, len(ids))
         ptr = self._h.enter("send")

@@ -317,7 +317,7 @@ def test_misuse() -> None:
         env.send(np.full((2, 14), np.nan), ids)
     with pytest.raises(ValueError, match="shape"):
         env.send(np.zeros((3, 14)), ids)
-    env.send(np.zeros((2, 14)), ids)
+    env.send({"action": np.zeros((2, 14)), "env_id": ids})  # EnvPool's dict form
     env.recv()
     env.recv()
     with pytest.raises(MdvecError, match="nothing in flight"):
