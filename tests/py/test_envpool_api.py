@@ -154,6 +154,7 @@ def test_live_envpool_conventions() -> None:
     needs_gymnasium()
     import envpool as real  # type: ignore[import-not-found]
 
+    assert {i for i in envpool.list_all_envs() if not i.startswith("mdvec/")} <= set(real.list_all_envs())
     ours = envpool.make("Hopper-v5", num_envs=4, batch_size=2, seed=3)
     theirs = real.make("Hopper-v5", env_type="gymnasium", num_envs=4, batch_size=2, seed=3)
     for env in (ours, theirs):
