@@ -573,6 +573,68 @@ typedef struct mdvec_params_ { /* everything one reset draws (docs/duck_task.md 
  * still draws from the env's generator. */
 MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t *params);
 
+/*================================== 1.4: pixel observations ======================================*/
+/* Frames drawn with MuJoCo's renderer in C, on the worker threads (docs/pixels.md). Asked for by named
+ * options in cfg.options, which every task takes besides its own (mdvec_pixel_option lists them):
+ *   "obs_mode"     "state" (default), "pixels" or "state+pixels": whether mdvec_pixels holds frames (the
+ *                  state observation, mdvec_obs_data, is kept either way)
+ *   "width"        frame width in pixels, 1 .. the GL limit (480, Gymnasium's default)
+ *   "height"       frame height in pixels, 1 .. the GL limit (480)
+ *   "camera"       a camera id (-1: the free camera) or name; unset: the task's reference's default camera
+ *                  (a Gymnasium v5 task's DEFAULT_CAMERA_CONFIG on a free camera; a Control Suite task's
+ *                  camera 0, as dm_control's pixels wrapper is used); MDVEC_VALUE_INT / _STR in
+ *                  cfg.option_kinds say whether "3" is an id or a name
+ *   "frame_stack"  frames per observation, oldest first (1); a reset fills the stack with its first frame
+ *                  (Gymnasium's FrameStackObservation default padding "reset", as EnvPool)
+ * Each env's frame equals its reference's render of the same state byte for byte on the same GL (the
+ * reference: Gymnasium's env wrapped in AddRenderObservation(render_only=True), rgb_array; dm_control's
+ * Physics.render for the Control Suite), rows top first. Frames are drawn after every reset and step, each
+ * env on its own worker thread, which owns an EGL context (created on its first frame, freed at
+ * mdvec_destroy). EGL is loaded at run time (libEGL.so.1; MDVEC_LIBEGL names another): linking libmdvec
+ * needs no GL, and a state-only handle never loads it. MUJOCO_EGL_DEVICE_ID picks the device as in MuJoCo.
+ * mdvec_create refuses, before building anything, frames that do not fit in memory (MDVEC_ERR_NOMEM giving
+ * the bytes asked for) and, once EGL is loaded, sizes beyond the GL limit (MDVEC_ERR_CONFIG giving the
+ * limit); without a usable EGL it returns MDVEC_ERR_GL with a message that says what to install. A GL
+ * failure during a call (a lost context) makes that call return MDVEC_ERR_GL (the physics of the call
+ * happened; the frames of the failed thread's envs are stale) and every later call that draws too. */
+
+#define MDVEC_ERR_GL -11 /* OpenGL (EGL) is missing or failed: the message says what and what to install */
+
+#define MDVEC_OBS_STATE        0 /* obs_mode "state": no frames */
+#define MDVEC_OBS_PIXELS       1 /* obs_mode "pixels" */
+#define MDVEC_OBS_STATE_PIXELS 2 /* obs_mode "state+pixels" */
+
+typedef struct mdvec_pixels_info_ { /* the frames of a handle; filled by mdvec_pixels_info */
+  size_t struct_size;               /* sizeof(mdvec_pixels_info_t) as compiled by the caller */
+  int obs_mode;                     /* MDVEC_OBS_* */
+  int width, height;                /* frame size in pixels (0 when obs_mode is STATE) */
+  int frame_stack;                  /* frames per env, oldest first */
+  int camera_id;                    /* the camera drawn: -1 the free camera, else the model's camera id */
+  size_t frame_bytes;               /* height * width * 3 */
+  size_t env_bytes;                 /* frame_stack * frame_bytes: one env's row of mdvec_pixels */
+  const char *renderer;             /* GL_RENDERER of the EGL device ("llvmpipe (LLVM ...)"), NULL: none */
+} mdvec_pixels_info_t;
+
+/* Return the number of pixel options (the names above, the same for every task). */
+MDVEC_API int mdvec_pixel_option_count(void);
+
+/* Fill info (its struct_size set) with pixel option k; return MDVEC_OK or MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_pixel_option(int k, mdvec_option_info_t *info);
+
+/* Fill info (its struct_size set) with the handle's frame layout; return MDVEC_OK or MDVEC_ERR_ARG. */
+MDVEC_API int mdvec_pixels_info(const mdvec_t *env, mdvec_pixels_info_t *info);
+
+/* Return the frames, (N x frame_stack x height x width x 3) uint8 RGB, row i for env i, rows of a frame top
+ * first; NULL when obs_mode is STATE (or for a NULL handle). Owned by the handle, valid until destroy,
+ * overwritten by every reset and step (with autoreset, a finished env's row holds its new episode's first
+ * frames, as mdvec_obs_data does). */
+MDVEC_API const uint8_t *mdvec_pixels(const mdvec_t *env);
+
+/* Return the frames of the last step before any autoreset, shaped as mdvec_pixels: with SAME_STEP autoreset
+ * a separate buffer whose rows of the envs reset by the step (mdvec_reset_flags) hold their final frames
+ * (other rows are stale); otherwise the mdvec_pixels buffer itself. NULL when obs_mode is STATE. */
+MDVEC_API const uint8_t *mdvec_final_pixels(const mdvec_t *env);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@
 #include "options.h"
 #include "pcg64.h"
 #include "pool.h"
+#include "render.h"
 #include "task.h"
 #include "trap.h"
 
@@ -102,6 +103,8 @@ struct mdvec_ {
   long pid;                /* the creating process, for messages */
   atomic_int busy;         /* 1 while a call runs: an overlapping call is refused, not raced */
   mdv_async *async;        /* mdvec_send/mdvec_recv's state (async.c); NULL until the first send */
+  mdv_pixels_cfg px;       /* the pixel options (render.h) */
+  mdv_render *render;      /* the frames' renderer, or NULL: obs_mode "state" */
 };
 
 /* Forks seen by this process (pthread_atfork's child handler; registered at the first create). The
@@ -146,6 +149,8 @@ const char *mdvec_strerror(int code) {
       return "invalid episode parameters";
     case MDVEC_ERR_PHYSICS:
       return "MuJoCo error in an env";
+    case MDVEC_ERR_GL:
+      return "OpenGL (EGL) missing or failed";
     default:
       return "unknown code";
   }
@@ -484,9 +489,18 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     code = MDVEC_ERR_NOMEM;
     snprintf(msg, sizeof msg, "out of memory");
   }
+  mdvec_option_t *task_opts = NULL; /* cfg.options less the pixel options (render.h) */
+  int *task_kinds = NULL, n_task = 0;
   if (code == MDVEC_OK)
-    code = mdv_options_resolve(task, task == mdv_task_find(NULL) ? &cfg : NULL, cfg.options, cfg.option_kinds,
-                               cfg.n_options, h->opts, msg, sizeof msg);
+    code = mdv_pixels_split(cfg.options, cfg.option_kinds, cfg.n_options, &h->px, &task_opts, &task_kinds, &n_task, msg,
+                            sizeof msg);
+  if (code == MDVEC_OK) /* frames that cannot fit are refused before anything is built */
+    code = mdv_render_check_memory(&h->px, h->num_envs, h->autoreset == MDVEC_AUTORESET_SAME_STEP, msg, sizeof msg);
+  if (code == MDVEC_OK)
+    code = mdv_options_resolve(task, task == mdv_task_find(NULL) ? &cfg : NULL, task_opts, task_kinds, n_task, h->opts,
+                               msg, sizeof msg);
+  free(task_opts);
+  free(task_kinds);
   if (code == MDVEC_OK) code = create_trapped(h, msg, sizeof msg);
   if (code == MDVEC_OK) code = mdv_spec_check(task->name, &h->spec, msg, sizeof msg);
   if (code == MDVEC_OK && alloc_buffers(h)) {
@@ -512,6 +526,13 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
     if ((code = env_init_trapped(h, i, why, sizeof why)) != MDVEC_OK) snprintf(msg, sizeof msg, "env %d: %s", i, why);
     if (code == MDVEC_OK && task->seed) task->seed(env_at(h, i), cfg.seed + (uint64_t)i);
   }
+  if (code == MDVEC_OK && h->px.obs_mode != MDVEC_OBS_STATE) {
+    const mjModel *m;
+    mjData *d;
+    task->physics(env_at(h, 0), &m, &d);
+    code = mdv_render_create(&h->render, &h->px, task, m, h->num_envs, h->threads,
+                             h->autoreset == MDVEC_AUTORESET_SAME_STEP, msg, sizeof msg);
+  }
   if (code == MDVEC_OK) {
     char why[512] = "";
     int pool = mdv_pool_create(&h->pool, h->threads, why, sizeof why);
@@ -529,6 +550,12 @@ int mdvec_create(mdvec_t **out, const mdvec_config_t *cfg_in, char *err, size_t 
   return MDVEC_OK;
 }
 
+/* Free the renderer's GL objects of one thread, on that thread (at destroy). */
+static void render_free_job(void *ctx, int thread, int threads) {
+  (void)threads;
+  mdv_render_thread_free(((mdvec_t *)ctx)->render, thread);
+}
+
 /* Wait until no call runs on h and mark it busy for good, so that a call starting during the teardown is
  * refused ("concurrent call") rather than run on memory being freed. Sleeps 50 us between looks: a call
  * lasts a step at most. */
@@ -542,6 +569,7 @@ void mdvec_destroy(mdvec_t *h) {
   if (atomic_load_explicit(&g_fork_gen, memory_order_relaxed) == h->fork_gen) {
     wait_idle(h);                        /* a call running in another thread finishes first */
     mdv_async_cancel(h->async, h->pool); /* envs in flight: those not started are dropped, the others end */
+    if (h->render && h->pool) mdv_pool_run(h->pool, render_free_job, h); /* GL objects die on their threads */
     mdv_pool_destroy(h->pool);
   } else {
     mdv_pool_abandon(h->pool); /* a forked child: the workers are the parent's (and a call the parent had
@@ -567,6 +595,8 @@ void mdvec_destroy(mdvec_t *h) {
   free(h->info);
   free(h->reset_info);
   free(h->act64);
+  mdv_render_free(h->render);
+  mdv_pixels_cfg_free(&h->px);
   free(h);
 }
 
@@ -779,9 +809,22 @@ static inline void mark_reset(mdvec_t *h, int i) {
   h->reset_flags[i] = 1;
 }
 
-/* Reset env i from its generator (reseeded first when the call gave it a seed). */
-static void reset_env(mdvec_t *h, int i, const void *unused) {
-  (void)unused;
+/* The pool thread a job runs on, passed as its argument (reset_env, step_env), for the renderer. */
+static inline int job_thread(const void *arg) {
+  return arg ? *(const int *)arg : 0;
+}
+
+/* Draw env i's frame on pool thread `thread` when the handle has pixel observations (render.h). */
+static void draw(mdvec_t *h, int thread, int i, int what) {
+  if (!h->render) return;
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  mdv_render_frame(h->render, thread, i, m, d, what);
+}
+
+/* Reset env i from its generator (reseeded first when the call gave it a seed); arg: the pool thread. */
+static void reset_env(mdvec_t *h, int i, const void *arg) {
   if (h->mask && !h->mask[i]) return;
   mdv_slot *s = &h->slots[i];
   if (h->seeds && (!h->has_seed || h->has_seed[i])) {
@@ -791,23 +834,27 @@ static void reset_env(mdvec_t *h, int i, const void *unused) {
   mdv_out out = reset_out(h, i);
   h->task->reset(env_at(h, i), &s->rng, &out);
   mark_reset(h, i);
+  draw(h, job_thread(arg), i, MDV_FRAME_RESET);
 }
 
-/* Reset env i with checked v1 episode parameters. */
+/* Reset env i with checked v1 episode parameters (on the caller's thread: pool thread 0's renderer). */
 static void reset_env_with(mdvec_t *h, int i, const void *params) {
   mdv_out out = reset_out(h, i);
   h->task->reset_with_params(env_at(h, i), params, &h->slots[i].rng, &out);
   mark_reset(h, i);
+  draw(h, 0, i, MDV_FRAME_RESET);
 }
 
 typedef struct step_src_ { /* where a step's actions are: (N x act_dim) of dtype, row i for env i */
   const void *actions;
   int dtype;
+  int thread; /* the pool thread the step runs on, for the renderer (render.h) */
 } step_src;
 
 /* Step env i with the handle's autoreset mode, its action in row i of arg (a step_src). */
 static void step_env(mdvec_t *h, int i, const void *arg) {
   const step_src *src_of = arg;
+  int thread = src_of->thread;
   mdv_slot *s = &h->slots[i];
   size_t n = (size_t)h->num_envs, act_dim = (size_t)h->spec.act_dim;
   unsigned char *obs = h->obs + (size_t)i * h->obs_row, *final = h->final_obs + (size_t)i * h->obs_row;
@@ -880,7 +927,7 @@ static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
  * terminated), step info 0, error flag set; then the autoreset mode applies: SAME_STEP resets it now
  * (an error in that reset leaves it stopped), NEXT_STEP on its next step, DISABLED leaves it stopped
  * until the caller resets it. An error in a reset leaves the env stopped (MDVEC_ERR_PHYSICS). */
-static void end_episode(mdvec_t *h, int i) {
+static void end_episode(mdvec_t *h, int i, int thread) {
   mdv_slot *s = &h->slots[i];
   size_t n = (size_t)h->num_envs;
   if (!s->in_step) return; /* the error came from a reset (NEXT_STEP's, SAME_STEP's): no episode to end */
@@ -891,8 +938,9 @@ static void end_episode(mdvec_t *h, int i) {
   h->truncated[i] = h->done[i] = 1;
   for (int k = 0; k < h->spec.n_info; k++) h->info[(size_t)k * n + i] = 0.0;
   if (h->autoreset == MDVEC_AUTORESET_SAME_STEP) {
+    if (h->render) mdv_render_keep_final(h->render, i); /* its last good frames */
     s->failed = 0;
-    trapped(h, i, reset_env, NULL);
+    trapped(h, i, reset_env, &thread);
   } else if (h->autoreset == MDVEC_AUTORESET_NEXT_STEP) {
     s->failed = 0;
     s->pending = 1;
@@ -904,13 +952,15 @@ static void reset_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
   mdv_pool_share(h->num_envs, thread, threads, &lo, &hi); /* a contiguous block */
+  if (h->render) mdv_render_begin(h->render, thread);
   for (int i = lo; i < hi; i++) {
     h->reset_flags[i] = 0;
     h->error_flags[i] = 0;
     if (h->mask && !h->mask[i]) continue;
     h->slots[i].failed = 0;
-    trapped(h, i, reset_env, NULL);
+    trapped(h, i, reset_env, &thread);
   }
+  if (h->render) mdv_render_end(h->render, thread);
 }
 
 /* Step the envs of one thread. */
@@ -918,11 +968,21 @@ static void step_job(void *ctx, int thread, int threads) {
   mdvec_t *h = ctx;
   int lo, hi;
   mdv_pool_share(h->num_envs, thread, threads, &lo, &hi); /* a contiguous block */
-  const step_src src = {h->actions, h->action_dtype};
+  const step_src src = {h->actions, h->action_dtype, thread};
+  if (h->render) mdv_render_begin(h->render, thread);
   for (int i = lo; i < hi; i++) {
     h->error_flags[i] = 0;
-    if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
+    if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i, thread);
   }
+  if (h->render) mdv_render_end(h->render, thread);
+}
+
+/* Return code, or, when it is MDVEC_OK, MDVEC_ERR_GL with the message of a renderer that failed during the call
+ * (or before: a failed renderer draws no more). */
+static int render_errors(mdvec_t *h, int code) {
+  char msg[512];
+  if (code != MDVEC_OK || !h->render || mdv_render_status(h->render, msg, sizeof msg) == MDVEC_OK) return code;
+  return fail(h, MDVEC_ERR_GL, "%s", msg);
 }
 
 /* Return MDVEC_ERR_PHYSICS naming the first env that raised an error during this call and is stopped by
@@ -980,7 +1040,7 @@ int mdvec_reset_envs(mdvec_t *h, const uint8_t *mask, const uint64_t *seeds, con
   h->mask = NULL;
   h->seeds = NULL;
   h->has_seed = NULL;
-  return leave(h, physics_errors(h, "mdvec_reset", 0));
+  return leave(h, render_errors(h, physics_errors(h, "mdvec_reset", 0)));
 }
 
 int mdvec_reset(mdvec_t *h) {
@@ -1002,8 +1062,10 @@ static int reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
   memset(h->reset_flags, 0, (size_t)h->num_envs);
   memset(h->error_flags, 0, (size_t)h->num_envs);
   h->slots[i].failed = 0;
+  if (h->render) mdv_render_begin(h->render, 0);
   trapped(h, i, reset_env_with, p);
-  return physics_errors(h, "mdvec_reset_with_params", 0);
+  if (h->render) mdv_render_end(h->render, 0);
+  return render_errors(h, physics_errors(h, "mdvec_reset_with_params", 0));
 }
 
 int mdvec_reset_with_params(mdvec_t *h, int i, const mdvec_params_t *p) {
@@ -1044,7 +1106,7 @@ static int step_typed(mdvec_t *h, const void *actions, int dtype) {
   h->action_dtype = dtype;
   mdv_pool_run(h->pool, step_job, h);
   h->actions = NULL;
-  return physics_errors(h, "mdvec_step", 1);
+  return render_errors(h, physics_errors(h, "mdvec_step", 1));
 }
 
 int mdvec_step_typed(mdvec_t *h, const void *actions, int dtype) {
@@ -1098,7 +1160,13 @@ int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, si
 /*---------------------------------- Lent to async.c (async.h) -------------------------------------*/
 
 int mdv_api_enter(mdvec_t *h, const char *call) {
-  return enter_call(h, call);
+  int code = enter_call(h, call);
+  if (code == MDVEC_OK && h->render) /* a frame is drawn with its pool thread's context: sync calls only */
+    return leave(h, fail(h, MDVEC_ERR_STATE,
+                         "%s: this handle draws pixel observations (obs_mode), which mdvec_step and mdvec_reset do; "
+                         "the asynchronous calls do not draw them yet",
+                         call));
+  return code;
 }
 
 int mdv_api_leave(mdvec_t *h, int code) {
@@ -1142,9 +1210,9 @@ int mdv_api_check_seed(mdvec_t *h, uint64_t seed, const char *call) {
 }
 
 void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype) {
-  const step_src src = {actions, dtype};
+  const step_src src = {actions, dtype, 0}; /* a handle with frames refuses async calls (mdv_api_enter) */
   h->error_flags[i] = 0;
-  if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i);
+  if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i, 0);
 }
 
 /* Reset env i, first reseeded with *arg when arg is not NULL. */

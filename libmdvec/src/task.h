@@ -92,6 +92,29 @@ typedef struct mdv_out_ { /* where one env writes one step's or one reset's resu
   size_t stride;          /* distance between info fields (N) */
 } mdv_out;
 
+/*---------------------------------- Frames ------------------------------------------------------*/
+
+#define MDV_DRAW_GYM 1 /* Gymnasium's MujocoRenderer (mujoco_rendering.py): a free camera set up at the first frame */
+#define MDV_DRAW_DM  2 /* dm_control's Physics.render (engine.py Camera): rangefinder rays hidden */
+
+#define MDV_CAM_DISTANCE    1u  /* the default camera config sets distance */
+#define MDV_CAM_AZIMUTH     2u  /* ... azimuth */
+#define MDV_CAM_ELEVATION   4u  /* ... elevation */
+#define MDV_CAM_LOOKAT      8u  /* ... lookat */
+#define MDV_CAM_TRACKBODYID 16u /* ... trackbodyid (kept, though a free camera does not track) */
+
+typedef struct mdv_camera_ { /* how the task's reference draws a frame, declared once per task */
+  int draw;                  /* MDV_DRAW_*: whose renderer */
+  int camera_id;             /* the camera when none is asked for: -1 the free camera, else a model camera */
+  /* MDV_DRAW_GYM: the v5 task's DEFAULT_CAMERA_CONFIG, each key applied when its MDV_CAM_* bit is set */
+  unsigned set;     /* MDV_CAM_* bits */
+  double distance;  /* metres */
+  double azimuth;   /* degrees */
+  double elevation; /* degrees */
+  double lookat[3]; /* metres */
+  int trackbodyid;  /* body id */
+} mdv_camera;
+
 typedef struct mdv_field_kind_ { /* an info field whose value's Python type is not the task's float_kind */
   const char *name;              /* the field's name */
   int kind;                      /* MDVEC_KIND_* */
@@ -171,6 +194,9 @@ typedef struct mdv_task_ {
    * seeds the env's PCG64 (create, mdvec_seed, a seeded reset), after env_init. */
   void (*seed)(void *env, uint64_t seed);
   uint64_t seed_max; /* the largest seed an env accepts (0: UINT64_MAX); larger ones are refused */
+
+  /* How the reference draws the task's frames (pixel observations, render.c); NULL: mdvec's own tracking camera. */
+  const struct mdv_camera_ *camera;
 } mdv_task;
 
 /* Check the spec a task's create filled (spec.c): return MDVEC_OK, or MDVEC_ERR_MODEL with a message in

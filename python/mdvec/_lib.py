@@ -28,6 +28,7 @@ ABI_MINOR = 3  # the minor version whose calls this binding declares
 OK = 0
 ERR_ARG, ERR_CONFIG, ERR_MODEL, ERR_VERSION, ERR_NOMEM, ERR_THREAD = -1, -2, -3, -4, -5, -6
 ERR_ACTION, ERR_STATE, ERR_PARAMS, ERR_PHYSICS = -7, -8, -9, -10
+ERR_GL = -11  # 1.4: OpenGL (EGL) missing or failed, for pixel observations (the message says what to install)
 
 # Data types (MDVEC_DTYPE_*), info kinds (MDVEC_INFO_*), autoreset modes, option types (MDVEC_OPT_*).
 DTYPE_F32, DTYPE_F64, DTYPE_I64, DTYPE_BOOL, DTYPE_ACTION = 1, 2, 3, 4, 5
@@ -71,6 +72,7 @@ EXCEPTIONS: dict[int, type[MdvecError]] = {
     ERR_THREAD: MdvecError,
     ERR_STATE: MdvecError,
     ERR_PHYSICS: MdvecError,
+    ERR_GL: MdvecError,
 }
 
 
@@ -220,6 +222,22 @@ class Field(ctypes.Structure):
     ]  # 1.3
 
 
+class PixelsInfo(ctypes.Structure):
+    """mdvec_pixels_info_t (1.4): the frames of a handle (pixel observations)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("obs_mode", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("frame_stack", c_int),
+        ("camera_id", c_int),
+        ("frame_bytes", c_size_t),
+        ("env_bytes", c_size_t),
+        ("renderer", c_char_p),
+    ]
+
+
 _U8 = POINTER(c_uint8)
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_version": (c_int, []),
@@ -271,6 +289,15 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_get_state": (c_int, [c_void_p, c_int, c_uint, c_void_p, c_size_t]),
 }
 
+# Calls newer than ABI_MINOR, declared when the library has them (1.4: pixel observations, mdvec._pixels).
+_OPTIONAL_SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "mdvec_pixel_option_count": (c_int, []),
+    "mdvec_pixel_option": (c_int, [c_int, POINTER(OptionInfo)]),
+    "mdvec_pixels_info": (c_int, [c_void_p, POINTER(PixelsInfo)]),
+    "mdvec_pixels": (c_void_p, [c_void_p]),
+    "mdvec_final_pixels": (c_void_p, [c_void_p]),
+}
+
 
 def candidates() -> list[Path]:
     """Return where the library is looked for, in order: $MDVEC_LIB, the package, build folders."""
@@ -312,6 +339,10 @@ def load() -> ctypes.CDLL:
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
+    for name, (restype, argtypes) in _OPTIONAL_SIGNATURES.items():  # declared where the library has them
+        if hasattr(lib, name):
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
     probe = Config()
     if lib.mdvec_config_init(ctypes.byref(probe), ctypes.sizeof(Config)) != OK or probe.struct_size != ctypes.sizeof(
         Config

@@ -23,7 +23,7 @@ from typing import Any, SupportsInt, cast
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _pixels
 from ._calls import CallLock
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
@@ -565,7 +565,8 @@ class _Handle:
         task = _known_task(task)
         self.hooks = task_hooks(task)
         self.config: Any = None
-        options = dict(options)
+        pixel_options, options = _pixels.split_options(dict(options))  # the library's own, besides the task's
+        self.pixel_options = pixel_options
         if self.hooks is not None:
             self.config, options = self.hooks.prepare(task, variant, model, options)
         elif variant != "default" or model is not None:
@@ -587,8 +588,11 @@ class _Handle:
             {name: (tuple(v) if declared[name].type in ("range", "irange") else v) for name, v in options.items()}
         )
         keep = [(name.encode(), None if text is None else text.encode()) for name, text in texts.items()]
+        pixel_texts = _pixels.option_texts(pixel_options)
+        keep += [(name.encode(), text.encode()) for name, text, _ in pixel_texts]
         opts = (_lib.Option * max(len(keep), 1))(*[_lib.Option(n, v) for n, v in keep])
-        opt_kinds = (ctypes.c_int * max(len(keep), 1))(*kinds.values())  # the same order as keep
+        all_kinds = [*kinds.values(), *(kind for _, _, kind in pixel_texts)]  # the same order as keep
+        opt_kinds = (ctypes.c_int * max(len(keep), 1))(*all_kinds)
 
         L = lib()
         c = _lib.Config()
@@ -681,6 +685,14 @@ class _Handle:
         self.info = _view(m, _address(L.mdvec_info(h)), ctypes.c_double, (n_info, n))
         self.reset_info = _view(m, _address(L.mdvec_reset_info(h)), ctypes.c_double, (n_info, n))
         self.act_shape = (n, a)
+        # pixel observations (1.4): (N, [frame_stack,] height, width, 3) uint8 views, or None
+        self.pixel_spec = _pixels.pixel_spec(L, h, "frame_stack" in self.pixel_options)
+        self.pixels: np.ndarray | None = None
+        self.final_pixels: np.ndarray | None = None
+        if self.pixel_spec is not None:
+            shape = (n, *self.pixel_spec.shape)
+            self.pixels = _view(m, L.mdvec_pixels(h), ctypes.c_uint8, shape)
+            self.final_pixels = _view(m, L.mdvec_final_pixels(h), ctypes.c_uint8, shape)
         self._f32 = np.dtype(np.float32)
         self._f64 = np.dtype(np.float64)
 
@@ -825,6 +837,8 @@ class _Handle:
         raise ValueError(f"model_path: task {self.spec.task!r} runs a built-in model with no file")
 
     _VIEWS = (
+        "pixels",
+        "final_pixels",
         "obs",
         "final_obs",
         "reward",
@@ -855,6 +869,7 @@ class _Handle:
                 "warnings": self.warnings,
                 "info": self.info,
                 "reset_info": self.reset_info,
+                **({} if self.pixels is None else {"pixels": self.pixels, "final_pixels": self.final_pixels}),
             },
         )
 

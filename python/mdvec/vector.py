@@ -278,6 +278,9 @@ class VectorEnv(NoCopy):
         height: int = 480,
         camera: int | str | None = None,
         flat_observation: bool = False,
+        obs_mode: str = "state",
+        frame_stack: int | None = None,
+        copy: bool = True,
         **options: Any,
     ) -> None:
         from .vecenv import VecEnv, task_meta
@@ -290,6 +293,14 @@ class VectorEnv(NoCopy):
         mode = autoreset_name(autoreset_mode)
         suite = is_suite_task(task) if isinstance(task, str) else False
         self._frames = FrameRenderer(None, width, height, 0 if camera is None and suite else camera)
+        if obs_mode != "state":  # frames drawn by the library on its threads (mdvec._pixels)
+            options = {**options, "obs_mode": obs_mode, "width": width, "height": height, "camera": camera}
+            options["frame_stack"] = frame_stack
+        elif frame_stack is not None:
+            raise ValueError("frame_stack: stacks frames of pixel observations; pass obs_mode='pixels' too")
+        if not isinstance(copy, (bool, np.bool_)):
+            raise TypeError(f"copy: expected True or False, got {copy!r}")
+        self._copy = bool(copy)  # False: observations are views of the library's buffers (as Gymnasium's copy)
         self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode=mode, **options)
         spec = self._env.spec
         self.task = spec.task
@@ -322,6 +333,18 @@ class VectorEnv(NoCopy):
             self.single_action_space = self._space(
                 np.asarray(spec.action_low, np.float32), np.asarray(spec.action_high, np.float32), np.float32
             )
+        self._pixels = self._env._h.pixel_spec  # None: obs_mode "state"
+        self.obs_mode = self._pixels.obs_mode if self._pixels is not None else "state"
+        if self._pixels is not None:  # AddRenderObservation's spaces: a uint8 Box, or a Dict with "state"
+            shape = self._pixels.shape
+            frames = self._space(np.zeros(shape, np.uint8), np.full(shape, 255, np.uint8), np.uint8)
+            state = self.single_observation_space
+            if self.obs_mode == "pixels":
+                self.single_observation_space = frames
+            elif self._dict_obs is not None:  # a dict observation gets "pixels" as one more entry
+                self.single_observation_space = self._dict({"pixels": frames, **dict(state.items())})
+            else:
+                self.single_observation_space = self._dict({"state": state, "pixels": frames})
         self.observation_space = self._batch(self.single_observation_space)
         self.action_space = self._batch(self.single_action_space)
         self.metadata = {
@@ -392,14 +415,36 @@ class VectorEnv(NoCopy):
 
     # ------------------------------------------------------------------ observations
     def _obs(self, flat: np.ndarray) -> Any:
-        """N envs' observations from the (N, obs_dim) buffer: a copy, or Shimmy's dict of a Control Suite task."""
+        """N envs' observations from the (N, obs_dim) buffer: a copy, or Shimmy's dict of a Control Suite task;
+        with pixel observations the frames (N, ...) uint8, alone or with the state in a dict."""
+        frames = self._env._h.pixels
+        if frames is not None:
+            return self._with_pixels(flat, frames)
         if self._dict_obs is None:
-            return flat.copy()
+            return flat.copy() if self._copy else flat
         return self._dict_obs.batch(flat, self._obs_keys)
 
-    def _one_obs(self, flat: np.ndarray) -> Any:
-        """One env's observation (final_obs): the row, or Shimmy's dict (dm_control's order)."""
+    def _one_obs(self, flat: np.ndarray, env: int = -1) -> Any:
+        """One env's observation (final_obs): the row, or Shimmy's dict (dm_control's order); with pixel
+        observations env's final frames (mdvec_final_pixels), alone or with the state."""
+        final = self._env._h.final_pixels
+        if final is not None:
+            return self._with_pixels(flat, final[env].copy(), one=True)
         return flat if self._dict_obs is None else self._dict_obs.one(flat)
+
+    def _with_pixels(self, flat: np.ndarray, frames: np.ndarray, one: bool = False) -> Any:
+        """Observations of obs_mode "pixels" (the frames) or "state+pixels" (a dict: "state" and "pixels", or
+        a Control Suite task's dict entries and "pixels", as AddRenderObservation(render_only=False) makes it)."""
+        if not one and self._copy:
+            frames = frames.copy()
+        if self.obs_mode == "pixels":
+            return frames
+        if self._dict_obs is not None:
+            state = self._dict_obs.one(flat) if one else self._dict_obs.batch(flat, self._obs_keys)
+            out = {"pixels": frames, **state}  # AddRenderObservation's order for one env
+        else:
+            out = {"state": flat if one else (flat.copy() if self._copy else flat), "pixels": frames}
+        return out if one else {key: out[key] for key in self.single_observation_space.keys()}  # the space's order
 
     # ------------------------------------------------------------------ info
     def _fields(self, src: np.ndarray, step: np.ndarray | None, reset: np.ndarray | None) -> dict[str, Any]:
@@ -505,7 +550,9 @@ class VectorEnv(NoCopy):
             idx = np.flatnonzero(reset)
             final_obs = np.full(self.num_envs, None, dtype=object)
             final_obs[idx] = np.fromiter(
-                (self._one_obs(row) for row in b["final_obs"][idx].copy()), dtype=object, count=len(idx)
+                (self._one_obs(row, i) for row, i in zip(b["final_obs"][idx].copy(), idx.tolist())),
+                dtype=object,
+                count=len(idx),
             )
             info["final_obs"], info["_final_obs"] = final_obs, reset.copy()
             info["final_info"], info["_final_info"] = self._fields(b["info"], reset, None), reset.copy()

@@ -100,7 +100,14 @@ static const struct {
                                                 F(mdvec_spec_t, reward_kind) F(mdvec_spec_t, obs_layout) F(
                                                   mdvec_spec_t, seed_max) S(mdvec_field_t) F(mdvec_field_t, struct_size)
                                                   F(mdvec_field_t, name) F(mdvec_field_t, dtype) F(mdvec_field_t, when)
-                                                    F(mdvec_field_t, kind)};
+                                                    F(mdvec_field_t, kind) S(mdvec_pixels_info_t) F(
+                                                      mdvec_pixels_info_t, struct_size) F(mdvec_pixels_info_t, obs_mode)
+                                                      F(mdvec_pixels_info_t, width) F(mdvec_pixels_info_t, height)
+                                                        F(mdvec_pixels_info_t, frame_stack)
+                                                          F(mdvec_pixels_info_t, camera_id)
+                                                            F(mdvec_pixels_info_t, frame_bytes)
+                                                              F(mdvec_pixels_info_t, env_bytes)
+                                                                F(mdvec_pixels_info_t, renderer)};
 #undef S
 #undef F
 

@@ -20,6 +20,7 @@ STRUCTS = {
     "mdvec_constant_t": _lib.Constant,
     "mdvec_spec_t": _lib.Spec,
     "mdvec_field_t": _lib.Field,
+    "mdvec_pixels_info_t": _lib.PixelsInfo,
 }
 C_NAME = {"default": "def"}  # _lib.py's names that differ from the header's (``def`` is a Python keyword)
 

@@ -309,5 +309,7 @@ const mdv_task mdv_task_ant_v5 = {
   .index_options = "main_body", /* data.body(main_body): an int index or a str body name (mdv_value.kind) */
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  /* ant_v5.py DEFAULT_CAMERA_CONFIG */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM, .camera_id = -1, .set = MDV_CAM_DISTANCE, .distance = 4.0},
   MK_TASK_DEFAULTS,
 };

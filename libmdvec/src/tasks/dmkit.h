@@ -186,7 +186,8 @@ enum { DM_INFO_DISCOUNT, DM_INFO_STEP_TYPE, DM_N_INFO };
 #define DM_TASK_DEFAULTS                                                                                           \
   .destroy = dm_destroy, .env_init = dm_env_init, .env_free = dm_env_free, .physics = dm_physics, .seed = dm_seed, \
   .seed_max = UINT32_MAX, .reset = dm_reset, .step = dm_step, .render_kwargs = DM_RENDER_KWARGS,                   \
-  .reward_kind = MDVEC_KIND_FLOAT, .float_kind = MDVEC_KIND_FLOAT
+  .reward_kind = MDVEC_KIND_FLOAT, .float_kind = MDVEC_KIND_FLOAT,                                                 \
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_DM, .camera_id = 0} /* dm_control's Physics.render, camera 0 */
 
 /*---------------------------------- Pieces of the suite -------------------------------------------*/
 

@@ -147,5 +147,7 @@ const mdv_task mdv_task_half_cheetah_v5 = {
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  /* half_cheetah_v5.py DEFAULT_CAMERA_CONFIG */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM, .camera_id = -1, .set = MDV_CAM_DISTANCE, .distance = 4.0},
   MK_TASK_DEFAULTS,
 };

@@ -103,5 +103,13 @@ const mdv_task mdv_task_hopper_v5 = {
   .float_kind = MDVEC_KIND_NUMPY,
   /* reward_survive is a Python float (hopper_v5.py: is_healthy * healthy_reward, a Python bool times a float) */
   .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
+  /* hopper_v5.py DEFAULT_CAMERA_CONFIG */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM,
+                                .camera_id = -1,
+                                .set = MDV_CAM_TRACKBODYID | MDV_CAM_DISTANCE | MDV_CAM_LOOKAT | MDV_CAM_ELEVATION,
+                                .trackbodyid = 2,
+                                .distance = 3.0,
+                                .lookat = {0.0, 0.0, 1.15},
+                                .elevation = -20.0},
   MK_TASK_DEFAULTS,
 };

@@ -154,5 +154,8 @@ const mdv_task mdv_task_inverted_double_pendulum_v5 = {
   .float_kind = MDVEC_KIND_NUMPY,
   /* reward_survive is a Python float (inverted_double_pendulum_v5.py: healthy_reward * int(not terminated)) */
   .info_kinds = (const mdv_field_kind[]){{"reward_survive", MDVEC_KIND_FLOAT}, {NULL, 0}},
+  /* inverted_double_pendulum_v5.py defines a DEFAULT_CAMERA_CONFIG but passes default_camera_config=None (its
+     default): OffScreenViewer._init_camera's alone */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM, .camera_id = -1},
   MK_TASK_DEFAULTS,
 };

@@ -121,5 +121,11 @@ const mdv_task mdv_task_inverted_pendulum_v5 = {
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_INT, /* int(not terminated) */
   .float_kind = MDVEC_KIND_NUMPY,
+  /* inverted_pendulum_v5.py DEFAULT_CAMERA_CONFIG */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM,
+                                .camera_id = -1,
+                                .set = MDV_CAM_TRACKBODYID | MDV_CAM_DISTANCE,
+                                .trackbodyid = 0,
+                                .distance = 2.04},
   MK_TASK_DEFAULTS,
 };

@@ -163,5 +163,7 @@ const mdv_task mdv_task_swimmer_v5 = {
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  /* swimmer_v5.py passes no default_camera_config: OffScreenViewer._init_camera's alone */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM, .camera_id = -1},
   MK_TASK_DEFAULTS,
 };

@@ -95,5 +95,13 @@ const mdv_task mdv_task_walker2d_v5 = {
   .render_kwargs = GM_RENDER_KWARGS,
   .reward_kind = MDVEC_KIND_NUMPY,
   .float_kind = MDVEC_KIND_NUMPY,
+  /* walker2d_v5.py DEFAULT_CAMERA_CONFIG */
+  .camera = &(const mdv_camera){.draw = MDV_DRAW_GYM,
+                                .camera_id = -1,
+                                .set = MDV_CAM_TRACKBODYID | MDV_CAM_DISTANCE | MDV_CAM_LOOKAT | MDV_CAM_ELEVATION,
+                                .trackbodyid = 2,
+                                .distance = 4.0,
+                                .lookat = {0.0, 0.0, 1.15},
+                                .elevation = -20.0},
   MK_TASK_DEFAULTS,
 };
