@@ -63,6 +63,20 @@ FIXED = {
 # EnvPool's keywords that change nothing here: thread pinning (mdvec does not pin threads), the asset folder
 # (mdvec reads Gymnasium's and dm_control's own files), the reward threshold and render camera (no rendering).
 IGNORED = ("thread_affinity_offset", "base_path", "reward_threshold", "gymnasium_v5_render_camera")
+# EnvPool's own names of some v5 info keys (those of Gymnasium's v3/v4 tasks), given beside Gymnasium's: the key of
+# mdvec's (Gymnasium's) value with that meaning, or a number for a term Gymnasium adds as a constant
+# (HumanoidStandup-v5's reward is uph_cost - quad_ctrl_cost - quad_impact_cost + 1: EnvPool's reward_alive).
+ENVPOOL_INFO_ALIASES: dict[str, dict[str, str | float]] = {
+    "HalfCheetah-v5": {"reward_run": "reward_forward"},
+    "Swimmer-v5": {"reward_fwd": "reward_forward"},
+    "Humanoid-v5": {
+        "reward_linvel": "reward_forward",
+        "reward_quadctrl": "reward_ctrl",
+        "reward_alive": "reward_survive",
+        "reward_impact": "reward_contact",
+    },
+    "HumanoidStandup-v5": {"reward_alive": 1.0},
+}
 RENDER_KEYS = ("render_mode", "render_env_id", "render_width", "render_height", "render_camera_id", "from_pixels")
 
 _STEP_TYPE_FIRST, _STEP_TYPE_MID, _STEP_TYPE_LAST = 0, 1, 2  # dm_env.StepType
@@ -394,6 +408,7 @@ class EnvPool(NoCopy):
         for name, rows, dtype, _bits, is_array in info_keys(spec.info_fields):
             convert = None if isinstance(dtype, str) or np.dtype(dtype) == np.float64 else np.dtype(dtype)
             self._info_keys.append((name, rows, convert, is_array))
+        self._aliases = ENVPOOL_INFO_ALIASES.get(task, {})
         fields = spec.info_fields
         self._step_only_rows = np.asarray([k for k, (_, _, w) in enumerate(fields) if not (int(w) & RESET)], np.intp)
         self._reset_rows = np.asarray([k for k, (_, _, w) in enumerate(fields) if int(w) & RESET], np.intp)
@@ -583,6 +598,8 @@ class EnvPool(NoCopy):
         for name, k, convert, is_array in self._info_keys:
             value = info_rows[k].T.copy() if is_array else info_rows[k]
             info[name] = value if convert is None else value.astype(convert)
+        for name, source in self._aliases.items():  # EnvPool's names of the same values
+            info[name] = info[source].copy() if isinstance(source, str) else np.where(reset, 0.0, source)
         info["elapsed_step"] = elapsed
         return info, elapsed
 

@@ -205,6 +205,21 @@ def test_equals_gymnasium_vector_env() -> None:
     env.close()
 
 
+def test_envpool_info_names() -> None:
+    """EnvPool's names of v5 info keys (checked by running EnvPool 1.2.5: HalfCheetah's reward_run, Swimmer's
+    reward_fwd) are there beside Gymnasium's, with Gymnasium's values."""
+    needs_gymnasium()
+    for task, alias, source in (
+        ("HalfCheetah-v5", "reward_run", "reward_forward"),
+        ("Swimmer-v5", "reward_fwd", "reward_forward"),
+    ):
+        env = envpool.make(task, num_envs=2, seed=0)
+        env.reset()
+        info = env.step(np.full((2, env.action_space.shape[0]), 0.3))[4]
+        assert np.array_equal(info[alias], info[source]) and info[alias] is not info[source]
+        env.close()
+
+
 # --------------------------------------------------------------------------------- async
 @pytest.mark.parametrize("task", [DUCK, "Hopper-v5"])
 def test_async_equals_sync(task: str) -> None:
