@@ -8,6 +8,7 @@
 #include "pool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -18,6 +19,12 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+/* Sleep on futexes on Linux (MDV_POOL_NO_FUTEX: on the mutex and condition variables, as elsewhere). */
+#if defined(__linux__) && !defined(MDV_POOL_NO_FUTEX)
+#define MDV_POOL_FUTEX 1
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 /*---------------------------------- Tuning -------------------------------------------------*/
 
@@ -74,44 +81,50 @@ typedef struct mdv_worker {
  *   them. A worker never serves two generations without the caller seeing pending reach 0 in
  *   between, so generation advances by exactly 1 per run as seen by each worker.
  *
- * Sleeping (the only place a lock is taken; "Dekker" pattern, needs seq_cst on both sides):
- *   Worker going to sleep:  lock mutex; sleeping += 1 (seq_cst); while generation (seq_cst) is
- *                           unchanged: wait work_cond; sleeping -= 1; unlock.
- *   Caller publishing:      generation += 1 (seq_cst); if sleeping (seq_cst) > 0:
- *                           lock mutex; broadcast work_cond; unlock.
+ * Sleeping ("Dekker" pattern, needs seq_cst on both sides) on two event words, work_event and
+ * done_event: a thread sleeps while an event word keeps the value it read (a futex wait on Linux,
+ * mdv_event_wait), and a post adds 1 to the word and wakes every sleeper (mdv_event_post). A post
+ * never blocks: glibc's pthread_cond_broadcast can (it waits for the waiters of an earlier wake-up to
+ * leave, which a loaded machine may not schedule for a time slice: measured here, a send that woke
+ * the workers took milliseconds that way).
+ *   Worker going to sleep:  sleeping += 1 (seq_cst); loop: e = work_event (seq_cst); if generation
+ *                           (seq_cst) changed or the queue has work: leave; else wait while
+ *                           work_event == e; then sleeping -= 1.
+ *   Caller publishing:      generation += 1 (seq_cst); if sleeping (seq_cst) > 0: post work_event.
  *   In the single total order of seq_cst operations either the worker's increment of sleeping
- *   comes first (then the caller sees sleeping > 0 and broadcasts under the mutex, which the
- *   worker holds from its check until it is inside cond_wait, so the wake-up cannot fall in
- *   between), or the caller's increment of generation comes first (then the worker's check sees
- *   the new generation and does not wait). The caller's wait for completion is the mirror image:
- *   caller_sleeping (set under the mutex, seq_cst) against the last worker's decrement of
- *   pending (seq_cst), which signals done_cond under the mutex when caller_sleeping is set.
- *   So an awake pool takes no lock and makes no futex call per run.
+ *   comes first (then the caller sees sleeping > 0 and posts; the worker read e before its check,
+ *   so either its check sees the new generation or the post changes work_event after e was read
+ *   and the wait returns), or the caller's increment of generation comes first (then the worker's
+ *   check sees the new generation and does not wait). The caller's wait for completion is the
+ *   mirror image: caller_sleeping (seq_cst) against the last worker's decrement of pending
+ *   (seq_cst), which posts done_event when caller_sleeping is set.
+ *   So an awake pool makes no system call per run. Elsewhere than Linux the event words sleep on
+ *   work_cond / done_cond under the mutex (the post adds 1 first, then broadcasts under it).
  *
- * Lock ordering: there is one lock, mutex; nothing is called while holding it except
- *   pthread_cond_wait/broadcast/signal on work_cond/done_cond. fn is never called under it.
+ * Lock ordering: there is one lock, mutex (used only where there is no futex); nothing is called
+ *   while holding it except pthread_cond_wait/broadcast. fn is never called under it.
  *
  * Shutdown: the caller stores stop = 1 (relaxed, published by the following release),
- *   increments generation, broadcasts work_cond under the mutex unconditionally, and joins
- *   every worker. A worker that sees a new generation checks stop before reading fn and exits.
- *   Only after every join does the caller free the pool, so a worker that is still signalling
- *   done_cond after the caller's last run returned never touches freed memory.
+ *   increments generation, posts work_event unconditionally, and joins every worker. A worker
+ *   that sees a new generation checks stop before reading fn and exits. Only after every join
+ *   does the caller free the pool, so a worker that is still posting done_event after the
+ *   caller's last run returned never touches freed memory.
  *
  * Cache lines: fields written by the caller on every run, fields written by the workers on
  *   every run, and the rarely written lock state live on separate cache lines.
  *
  * The background queue (mdv_pool_queue_*; never in flight during a run):
  *   Push: the caller writes the items' values into their ring slots (plain), then adds n to q_tail
- *   with a seq_cst RMW (a release), then wakes sleepers as a run does (sleeping > 0: broadcast
- *   work_cond under the mutex). A worker's wait condition is "generation changed or q_claim < q_tail";
+ *   with a seq_cst RMW (a release), then wakes sleepers as a run does (sleeping > 0: post
+ *   work_event). A worker's wait condition is "generation changed or q_claim < q_tail";
  *   the Dekker argument above holds with q_tail in the place of generation.
  *   Claim: a thread loads q_tail (acquire), and claims item c = q_claim < q_tail with a CAS on q_claim
  *   (acq_rel), so every item is claimed exactly once, in push order, and its value and whatever the
  *   caller wrote before its push are visible to the claimer.
  *   Completion: after fn, the thread stores k + 1 into q_done[k % cap] (seq_cst: a release) and, when
- *   q_waiting (seq_cst) is set, broadcasts done_cond under the mutex. The caller waiting for item k
- *   loads q_done[k % cap] (acquire); to block it sets q_waiting (seq_cst) under the mutex and re-checks
- *   q_done (seq_cst) before each cond_wait: the same Dekker pattern as caller_sleeping/pending.
+ *   q_waiting (seq_cst) is set, posts done_event. The caller waiting for item k loads
+ *   q_done[k % cap] (acquire); to block it sets q_waiting (seq_cst), then reads done_event and
+ *   re-checks q_done (seq_cst) before each wait: the same Dekker pattern as caller_sleeping/pending.
  *   Slot reuse: the caller pushes item k only after it waited for item k - cap (the bound on items in
  *   flight), whose fn and q_done store happen before that wait returned, so a slot is never written
  *   while a thread still reads it.
@@ -130,9 +143,9 @@ struct mdv_pool {
   void *ctx;                               /* its argument */
   atomic_uint generation;                  /* runs published so far (wraps) */
   atomic_int stop;                         /* 1: workers exit at the next generation */
-  atomic_int caller_sleeping;              /* 1: caller is (about to be) blocked on done_cond */
+  atomic_int caller_sleeping;              /* 1: caller is (about to be) asleep on done_event */
   atomic_ullong q_tail;                    /* queue items pushed since the queue opened */
-  atomic_int q_waiting;                    /* 1: caller is (about to be) blocked on done_cond for an item */
+  atomic_int q_waiting;                    /* 1: caller is (about to be) asleep on done_event for an item */
 
   /* the queue's claim counter, written by every thread that takes an item */
   _Alignas(MDV_CACHE_LINE) atomic_ullong q_claim; /* queue items claimed */
@@ -151,10 +164,12 @@ struct mdv_pool {
   _Alignas(MDV_CACHE_LINE) atomic_int pending; /* workers that have not finished this run */
 
   /* lock state, written rarely */
-  _Alignas(MDV_CACHE_LINE) atomic_int sleeping; /* workers (about to be) blocked on work_cond */
-  pthread_mutex_t mutex;                        /* guards the two condition variables */
-  pthread_cond_t work_cond;                     /* workers wait here for a new generation */
-  pthread_cond_t done_cond;                     /* the caller waits here for pending == 0 */
+  _Alignas(MDV_CACHE_LINE) atomic_int sleeping; /* workers (about to be) asleep on work_event */
+  atomic_uint work_event;                       /* posted when workers may have work (run, items, stop) */
+  atomic_uint done_event;                       /* posted when the caller may stop waiting */
+  pthread_mutex_t mutex;                        /* guards the two condition variables (no futex only) */
+  pthread_cond_t work_cond;                     /* work_event's sleepers where there is no futex */
+  pthread_cond_t done_cond;                     /* done_event's sleepers where there is no futex */
 };
 
 /*---------------------------------- Helpers ------------------------------------------------*/
@@ -232,6 +247,35 @@ static inline int mdv_spin_step(const mdv_pool *p, mdv_spin *s) {
   return 1;
 }
 
+/* Sleep while *event is seen (a spurious return is allowed: the caller re-checks its condition). */
+static void mdv_event_wait(mdv_pool *p, atomic_uint *event, unsigned seen, pthread_cond_t *cond) {
+#ifdef MDV_POOL_FUTEX
+  (void)p;
+  (void)cond;
+  syscall(SYS_futex, (unsigned *)event, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+#else
+  pthread_mutex_lock(&p->mutex);
+  while (atomic_load_explicit(event, memory_order_seq_cst) == seen) {
+    pthread_cond_wait(cond, &p->mutex);
+  }
+  pthread_mutex_unlock(&p->mutex);
+#endif
+}
+
+/* Add 1 to *event and wake every thread asleep on it; never blocks (where there is a futex). */
+static void mdv_event_post(mdv_pool *p, atomic_uint *event, pthread_cond_t *cond) {
+  atomic_fetch_add_explicit(event, 1u, memory_order_seq_cst);
+#ifdef MDV_POOL_FUTEX
+  (void)p;
+  (void)cond;
+  syscall(SYS_futex, (unsigned *)event, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+  pthread_mutex_lock(&p->mutex);
+  pthread_cond_broadcast(cond);
+  pthread_mutex_unlock(&p->mutex);
+#endif
+}
+
 /* Return nonzero when the queue holds an item nobody has claimed (claim read first: a stale claim can
    only make it say yes, after which the claim itself finds out). */
 static inline int mdv_queue_has_work(mdv_pool *p, memory_order order) {
@@ -251,14 +295,16 @@ static unsigned mdv_pool_wait_work(mdv_pool *p, unsigned seen) {
     }
   } while (mdv_spin_step(p, &spin));
 
-  pthread_mutex_lock(&p->mutex);
   atomic_fetch_add_explicit(&p->sleeping, 1, memory_order_seq_cst);
-  while ((g = atomic_load_explicit(&p->generation, memory_order_seq_cst)) == seen &&
-         !mdv_queue_has_work(p, memory_order_seq_cst)) {
-    pthread_cond_wait(&p->work_cond, &p->mutex);
+  for (;;) {
+    unsigned e = atomic_load_explicit(&p->work_event, memory_order_seq_cst);
+    g = atomic_load_explicit(&p->generation, memory_order_seq_cst);
+    if (g != seen || mdv_queue_has_work(p, memory_order_seq_cst)) {
+      break;
+    }
+    mdv_event_wait(p, &p->work_event, e, &p->work_cond);
   }
   atomic_fetch_sub_explicit(&p->sleeping, 1, memory_order_relaxed);
-  pthread_mutex_unlock(&p->mutex);
   return g;
 }
 
@@ -271,13 +317,15 @@ static void mdv_pool_wait_done(mdv_pool *p) {
     }
   } while (mdv_spin_step(p, &spin));
 
-  pthread_mutex_lock(&p->mutex);
   atomic_store_explicit(&p->caller_sleeping, 1, memory_order_seq_cst);
-  while (atomic_load_explicit(&p->pending, memory_order_seq_cst) != 0) {
-    pthread_cond_wait(&p->done_cond, &p->mutex);
+  for (;;) {
+    unsigned e = atomic_load_explicit(&p->done_event, memory_order_seq_cst);
+    if (atomic_load_explicit(&p->pending, memory_order_seq_cst) == 0) {
+      break;
+    }
+    mdv_event_wait(p, &p->done_event, e, &p->done_cond);
   }
   atomic_store_explicit(&p->caller_sleeping, 0, memory_order_relaxed);
-  pthread_mutex_unlock(&p->mutex);
 }
 
 /* Claim the next unclaimed item below limit into *k; return 0 when there is none. */
@@ -304,9 +352,7 @@ static void mdv_queue_run(mdv_pool *p, unsigned long long k) {
   p->q_fn(p->q_ctx, p->q_items[slot]);
   atomic_store_explicit(&p->q_done[slot], k + 1, memory_order_seq_cst);
   if (atomic_load_explicit(&p->q_waiting, memory_order_seq_cst)) {
-    pthread_mutex_lock(&p->mutex);
-    pthread_cond_broadcast(&p->done_cond);
-    pthread_mutex_unlock(&p->mutex);
+    mdv_event_post(p, &p->done_event, &p->done_cond);
   }
 }
 
@@ -342,9 +388,7 @@ static void *mdv_pool_worker_main(void *arg) {
     /* the last to finish wakes the caller if it went to sleep */
     if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_seq_cst) == 1 &&
         atomic_load_explicit(&p->caller_sleeping, memory_order_seq_cst)) {
-      pthread_mutex_lock(&p->mutex);
-      pthread_cond_signal(&p->done_cond);
-      pthread_mutex_unlock(&p->mutex);
+      mdv_event_post(p, &p->done_event, &p->done_cond);
     }
   }
   return NULL;
@@ -354,9 +398,7 @@ static void *mdv_pool_worker_main(void *arg) {
 static void mdv_pool_stop_join(mdv_pool *p, int started) {
   atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&p->generation, 1, memory_order_seq_cst);
-  pthread_mutex_lock(&p->mutex);
-  pthread_cond_broadcast(&p->work_cond);
-  pthread_mutex_unlock(&p->mutex);
+  mdv_event_post(p, &p->work_event, &p->work_cond);
   for (int i = 0; i < started; ++i) {
     pthread_join(p->workers[i].thread, NULL);
   }
@@ -435,6 +477,8 @@ int mdv_pool_create(mdv_pool **out, int num_threads, char *err, size_t err_size)
   atomic_init(&p->caller_sleeping, 0);
   atomic_init(&p->pending, 0);
   atomic_init(&p->sleeping, 0);
+  atomic_init(&p->work_event, 0u);
+  atomic_init(&p->done_event, 0u);
   atomic_init(&p->q_tail, 0ull);
   atomic_init(&p->q_waiting, 0);
   atomic_init(&p->q_claim, 0ull);
@@ -534,9 +578,7 @@ void mdv_pool_run(mdv_pool *p, mdv_pool_fn fn, void *ctx) {
   atomic_store_explicit(&p->pending, num_threads - 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&p->generation, 1u, memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) > 0) {
-    pthread_mutex_lock(&p->mutex);
-    pthread_cond_broadcast(&p->work_cond);
-    pthread_mutex_unlock(&p->mutex);
+    mdv_event_post(p, &p->work_event, &p->work_cond);
   }
 
   fn(ctx, 0, num_threads);
@@ -652,9 +694,7 @@ unsigned long long mdv_pool_queue_push(mdv_pool *p, const int *values, int n) {
   }
   atomic_fetch_add_explicit(&p->q_tail, (unsigned long long)n, memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) > 0) {
-    pthread_mutex_lock(&p->mutex);
-    pthread_cond_broadcast(&p->work_cond);
-    pthread_mutex_unlock(&p->mutex);
+    mdv_event_post(p, &p->work_event, &p->work_cond);
   }
   return first;
 }
@@ -682,13 +722,15 @@ void mdv_pool_queue_wait(mdv_pool *p, unsigned long long first, unsigned long lo
     if (done) {
       continue;
     }
-    pthread_mutex_lock(&p->mutex);
     atomic_store_explicit(&p->q_waiting, 1, memory_order_seq_cst);
-    while (atomic_load_explicit(mark, memory_order_seq_cst) != j + 1) {
-      pthread_cond_wait(&p->done_cond, &p->mutex);
+    for (;;) {
+      unsigned e = atomic_load_explicit(&p->done_event, memory_order_seq_cst);
+      if (atomic_load_explicit(mark, memory_order_seq_cst) == j + 1) {
+        break;
+      }
+      mdv_event_wait(p, &p->done_event, e, &p->done_cond);
     }
     atomic_store_explicit(&p->q_waiting, 0, memory_order_relaxed);
-    pthread_mutex_unlock(&p->mutex);
   }
 }
 

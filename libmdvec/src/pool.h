@@ -2,7 +2,7 @@
  *
  * A pool of T threads runs one function on every thread index 0..T-1 per call; the calling
  * thread is thread 0, so T-1 pthreads are started. Idle workers spin a few tens of microseconds,
- * then block on a condition variable; a run on an awake pool takes no lock and allocates nothing.
+ * then sleep (a futex on Linux); a run on an awake pool takes no lock and allocates nothing.
  */
 #ifndef MDV_POOL_H
 #define MDV_POOL_H
