@@ -12,14 +12,14 @@
 # whose files are missing is not fuzzed).
 # Installs clang with apt-get when it is missing (CI runs as root on a fresh Debian-like machine).
 #   FUZZ_SECONDS=600 bash ci/fuzz.sh          # longer runs
-#   FUZZ_TARGETS="step config" bash ci/fuzz.sh
+#   FUZZ_TARGETS="step config" bash ci/fuzz.sh   (targets: config reset_params step restore)
 # The inputs each run adds are kept in build-fuzz/fuzz-<target>/ (not committed); a crash's input
 # is written to build-ci-out/fuzz/, with the command that replays it.
 source "$(dirname "$0")/lib.sh"
 use_venv
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 TIMEOUT=${FUZZ_TIMEOUT:-30}
-TARGETS=(${FUZZ_TARGETS:-config reset_params step})
+TARGETS=(${FUZZ_TARGETS:-config reset_params step restore})
 BUILD=build-fuzz
 
 # clang and libFuzzer's runtime (Debian ships it in libclang-rt-<major>-dev, only recommended by clang)

@@ -452,6 +452,64 @@ MDVEC_API size_t mdvec_state_size(const mdvec_t *env, unsigned int sig);
  * return MDVEC_OK, or MDVEC_ERR_ARG (NULL, index out of range, invalid sig, size too small). */
 MDVEC_API int mdvec_get_state(const mdvec_t *env, int i, unsigned int sig, double *state, size_t size);
 
+/*---------------------------------- State in and out (1.4) ---------------------------------------*/
+/* Write one env's physics, copy it out whole, save its model, and save and restore the whole vector env
+ * (docs/state.md). Like every call, these refuse a call overlapping another on the handle. */
+
+/* Write the parts of env i's state that sig names (mj_setState(model, data, state, sig); the others keep
+ * their values), then run what the reference runs after its set_state, mj_forward, so the derived quantities
+ * (positions of bodies, sensors, contacts) follow the new state; the task drops what it derived from the old
+ * one, and its episode goes on (step count, time limit, latency queue and last action stay, as in Gymnasium's
+ * MujocoEnv.set_state). sig = mjSTATE_QPOS | mjSTATE_QVEL is Gymnasium's set_state(qpos, qvel): act and time
+ * keep their values, and the next step equals the reference's after its set_state and the same step, bit for
+ * bit. The result buffers are not changed (the next step writes them). An env that was never reset or was
+ * stopped by an error still needs a reset before it steps. Return MDVEC_OK; MDVEC_ERR_ARG (env untouched) for
+ * an index out of range, unknown mjtState bits, size other than mj_stateSize(sig) doubles, a NULL state with
+ * size > 0, or a value that is not finite (the message names it); MDVEC_ERR_PHYSICS when mj_forward raised a
+ * MuJoCo error (the env is then stopped until reset, as after a step's error). */
+MDVEC_API int mdvec_set_state(mdvec_t *env, int i, unsigned int sig, const double *state, size_t size);
+
+/* Copy env i's whole mjData (mj_copyData: state, controls, every derived array, contacts and constraint rows)
+ * into mjdata_dst, an mjData made by the same libmujoco for env i's model (or a model of the same sizes, e.g.
+ * one loaded from mdvec_save_model's bytes; Python: mujoco.MjData(model)._address). Return MDVEC_OK, or
+ * MDVEC_ERR_ARG (index out of range, NULL, or a destination whose buffer, arena or plugin count differ: made
+ * for another model; nothing is written). The destination's layout is the library's MuJoCo version's: a
+ * caller with another MuJoCo must not pass its own mjData. */
+MDVEC_API int mdvec_copy_data(const mdvec_t *env, int i, void *mjdata_dst);
+
+/* Save env i's model as MuJoCo's binary model (MJB: mj_saveModel) into buf of size bytes, and set *needed
+ * (when not NULL) to its size (mj_sizeModel). The env's own model: a task that changes its envs' models
+ * (the duck's domain randomisation, a Control Suite task's target) gives each env's current values. buf NULL
+ * asks only the size. Return MDVEC_OK, or MDVEC_ERR_ARG (index out of range, size < *needed: nothing is
+ * written). mj_loadModelBuffer (Python: mujoco.MjModel.from_binary_path of a file, or of the bytes through a
+ * VFS) builds the same model from them. */
+MDVEC_API int mdvec_save_model(const mdvec_t *env, int i, void *buf, size_t size, size_t *needed);
+
+/* Return the bytes mdvec_snapshot writes now (the size changes as contacts come and go: ask again right
+ * before the snapshot), or 0 for a NULL handle, a refused call or a handle that cannot be saved (a model with
+ * plugin instances; the reason in mdvec_errmsg). */
+MDVEC_API size_t mdvec_snapshot_size(const mdvec_t *env);
+
+/* Write a snapshot of the whole vector env into buf: everything that decides its future and what a caller
+ * reads: every env's mjData (whole: state and derived arrays), the model values its task changes, its
+ * generators (PCG64, a Control Suite task's RandomState), step counters and episode bookkeeping, pending
+ * NEXT_STEP resets, stopped envs and their error messages, warning and error counters, and the result buffers
+ * (observations, final observations, rewards, flags, step and reset info). A versioned header names the format,
+ * the library and MuJoCo versions, the task, a fingerprint of every option value, N and the sizes; a checksum
+ * covers the rest. Return MDVEC_OK, MDVEC_ERR_ARG (NULL, or size below mdvec_snapshot_size: nothing
+ * written), MDVEC_ERR_STATE (a handle that cannot be saved). The bytes are in the machine's byte order. */
+MDVEC_API int mdvec_snapshot(const mdvec_t *env, void *buf, size_t size);
+
+/* Restore a snapshot of mdvec_snapshot into env, which must run the same task with the same options and N
+ * (any thread count) on the same library and MuJoCo versions: afterwards the result buffers hold the
+ * snapshot's last results and every later call gives, bit for bit, what it gave after the snapshot. One
+ * snapshot restored into several handles gives each the same future (branching). Everything is checked before
+ * anything changes: another task, other options (the message names the option), another N, autoreset or
+ * on_error mode, another library or MuJoCo version, a truncated, extended or corrupted blob (its checksum), or
+ * values an env cannot hold are refused with MDVEC_ERR_ARG and the reason in mdvec_errmsg, the env unchanged.
+ * The checks guard against damage, not against a blob forged on purpose: restore blobs you made. */
+MDVEC_API int mdvec_restore(mdvec_t *env, const void *buf, size_t size);
+
 /*================================== 1.3: registration metadata ===================================*/
 /* What bindings need to register a task as a Gymnasium-style env and to give its values the Python types
  * of its reference, declared once by the task. */

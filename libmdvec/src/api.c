@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mujoco/mjxmacro.h>
 #include <mujoco/mujoco.h>
 
 #include "async.h"
@@ -23,6 +24,7 @@
 #include "pcg64.h"
 #include "pool.h"
 #include "render.h"
+#include "snapshot.h"
 #include "task.h"
 #include "trap.h"
 
@@ -1155,6 +1157,497 @@ int mdvec_get_state(const mdvec_t *h, int i, unsigned int sig, double *state, si
   mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
   int code = enter(w, "mdvec_get_state");
   return code ? code : leave(w, get_state(w, i, sig, state, size));
+}
+
+/*---------------------------------- State in and out (1.4) ---------------------------------------*/
+
+/* mdvec_set_state's arguments, for the trapped part. */
+typedef struct set_state_arg_ {
+  unsigned int sig;
+  const double *state;
+} set_state_arg;
+
+/* Run job on env i on the calling thread with MuJoCo errors trapped: an error stops the env (failed, counted,
+ * message kept; no result buffer changes) and returns MDVEC_ERR_PHYSICS naming it. */
+static int trapped_here(mdvec_t *h, int i, const char *call, void (*job)(mdvec_t *h, int i, const void *arg),
+                        const void *arg) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  volatile int ok = 1;
+  if (setjmp(trap.env) == 0) {
+    job(h, i, arg);
+  } else {
+    mdv_slot *s = &h->slots[i];
+    ok = 0;
+    s->failed = 1;
+    s->pending = 0;
+    s->errors++;
+    snprintf(s->error, sizeof s->error, "%s", trap.message);
+  }
+  mdv_trap_end(&trap);
+  h->warnings[i] += trap.warnings;
+  if (ok) return MDVEC_OK;
+  return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (stopped; reset it): %s", call, i, h->slots[i].error);
+}
+
+/* mj_setState, then what the reference runs after its set_state: mj_forward; then the task drops what it
+ * derived from the old physics. */
+static void set_state_job(mdvec_t *h, int i, const void *arg) {
+  const set_state_arg *a = arg;
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  mj_setState(m, d, a->state, (int)a->sig);
+  mj_forward(m, d);
+  if (h->task->state_changed) h->task->state_changed(env_at(h, i));
+}
+
+/* mdvec_set_state inside enter/leave. */
+static int set_state(mdvec_t *h, int i, unsigned int sig, const double *state, size_t size) {
+  if (i < 0 || i >= h->num_envs)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_set_state: env %d out of range [0, %d)", i, h->num_envs);
+  if (!valid_sig(sig)) return fail(h, MDVEC_ERR_ARG, "mdvec_set_state: sig 0x%x has unknown mjtState bits", sig);
+  if (!state && size) return fail(h, MDVEC_ERR_ARG, "mdvec_set_state: state is NULL");
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  size_t need = (size_t)mj_stateSize(m, (int)sig);
+  if (size != need)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_set_state: size %zu, but sig 0x%x needs exactly %zu doubles", size, sig, need);
+  for (size_t k = 0; k < size; k++)
+    if (!isfinite(state[k]))
+      return fail(h, MDVEC_ERR_ARG, "mdvec_set_state: state[%zu] is %g; every value must be finite", k, state[k]);
+  set_state_arg arg = {sig, state};
+  return trapped_here(h, i, "mdvec_set_state", set_state_job, &arg);
+}
+
+int mdvec_set_state(mdvec_t *h, int i, unsigned int sig, const double *state, size_t size) {
+  if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_set_state");
+  return code ? code : leave(h, set_state(h, i, sig, state, size));
+}
+
+/* mj_copyData into the caller's mjData (arg). */
+static void copy_data_job(mdvec_t *h, int i, const void *arg) {
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  mj_copyData((mjData *)arg, m, d);
+}
+
+/* mdvec_copy_data inside enter/leave. */
+static int copy_data(mdvec_t *h, int i, void *dst) {
+  if (i < 0 || i >= h->num_envs)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_copy_data: env %d out of range [0, %d)", i, h->num_envs);
+  if (!dst) return fail(h, MDVEC_ERR_ARG, "mdvec_copy_data: the destination mjData is NULL");
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  const mjData *t = dst;
+  if (t->nbuffer != d->nbuffer || t->narena != d->narena || t->nplugin != d->nplugin)
+    return fail(h, MDVEC_ERR_ARG,
+                "mdvec_copy_data: the destination mjData was made for another model (buffer %zu bytes, arena %zu, "
+                "%d plugins; env %d's: %zu, %zu, %d): make it with mj_makeData of this env's model "
+                "(mdvec_save_model)",
+                (size_t)t->nbuffer, (size_t)t->narena, t->nplugin, i, (size_t)d->nbuffer, (size_t)d->narena,
+                d->nplugin);
+  /* env i's own data is only read: a MuJoCo error here (none is known) stops nothing but this call */
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  volatile int ok = 1;
+  if (setjmp(trap.env) == 0) {
+    copy_data_job(h, i, dst);
+  } else {
+    ok = 0;
+  }
+  mdv_trap_end(&trap);
+  return ok ? MDVEC_OK : fail(h, MDVEC_ERR_PHYSICS, "mdvec_copy_data: MuJoCo error: %s", trap.message);
+}
+
+int mdvec_copy_data(const mdvec_t *h, int i, void *mjdata_dst) {
+  if (!h) return MDVEC_ERR_ARG;
+  mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
+  int code = enter(w, "mdvec_copy_data");
+  return code ? code : leave(w, copy_data(w, i, mjdata_dst));
+}
+
+/* mdvec_save_model inside enter/leave. */
+static int save_model(mdvec_t *h, int i, void *buf, size_t size, size_t *needed) {
+  if (i < 0 || i >= h->num_envs)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_save_model: env %d out of range [0, %d)", i, h->num_envs);
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, i), &m, &d);
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  volatile int ok = 1;
+  volatile size_t need = 0;
+  if (setjmp(trap.env) == 0) {
+    need = (size_t)mj_sizeModel(m);
+    if (needed) *needed = need;
+    if (buf && size >= need) mj_saveModel(m, NULL, buf, (mjtSize)size);
+  } else {
+    ok = 0;
+  }
+  mdv_trap_end(&trap);
+  if (!ok) return fail(h, MDVEC_ERR_PHYSICS, "mdvec_save_model: MuJoCo error: %s", trap.message);
+  if (buf && size < need)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_save_model: size %zu, env %d's model needs %zu bytes", size, i, (size_t)need);
+  return MDVEC_OK;
+}
+
+int mdvec_save_model(const mdvec_t *h, int i, void *buf, size_t size, size_t *needed) {
+  if (!h) return MDVEC_ERR_ARG;
+  mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
+  int code = enter(w, "mdvec_save_model");
+  return code ? code : leave(w, save_model(w, i, buf, size, needed));
+}
+
+/*---------------------------------- Snapshots (1.4) -----------------------------------------------*/
+/* A blob (docs/state.md): a header of SNAP_HEADER bytes (8-byte fields: magic, format, header size, library
+ * and MuJoCo versions, total size, the task's name in 64 bytes, the fingerprint of the options, N, T,
+ * autoreset, on_error, obs_dim, obs_dtype, act_dim, n_info, then the checksum of everything else), then the
+ * body: one hash per task option (to name the one that differs), each env's generic bookkeeping, the result
+ * buffers, and per env its mjData and the task's own state. */
+
+#define SNAP_MAGIC   "MDVECSNP"
+#define SNAP_FORMAT  1
+#define SNAP_TASK    64 /* bytes of the task's name in the header */
+#define SNAP_HEADER  (16 * 8 + SNAP_TASK)
+#define SNAP_SUM_AT  (SNAP_HEADER - 8) /* the checksum: the header's last field */
+#define SNAP_ERR_MAX 511               /* longest env error text (mdv_slot.error holds it with its NUL) */
+
+/* Return the hash of option k's resolved value (its name, type and value; not whether it was given). */
+static uint64_t option_hash(const mdvec_t *h, int k) {
+  const mdv_option_decl *o = &h->task->options[k];
+  const mdv_value *v = &h->opts[k];
+  uint64_t x = mdv_hash(MDV_HASH_SEED, o->name, strlen(o->name) + 1);
+  int64_t ints[4] = {o->type, v->i[0], v->i[1], v->kind};
+  x = mdv_hash(x, ints, sizeof ints);
+  x = mdv_hash(x, v->d, sizeof v->d);
+  x = v->s ? mdv_hash(x, v->s, strlen(v->s) + 1) : mdv_hash(x, "\377unset", 6);
+  return mdv_hash_end(x);
+}
+
+/* Write option k's value as text (for a message). */
+static void option_text(const mdvec_t *h, int k, char *out, size_t n) {
+  const mdv_value *v = &h->opts[k];
+  switch (h->task->options[k].type) {
+    case MDVEC_OPT_INT:
+    case MDVEC_OPT_BOOL:
+      snprintf(out, n, "%lld", (long long)v->i[0]);
+      break;
+    case MDVEC_OPT_DOUBLE:
+      snprintf(out, n, "%.17g", v->d[0]);
+      break;
+    case MDVEC_OPT_RANGE:
+      snprintf(out, n, "%.17g,%.17g", v->d[0], v->d[1]);
+      break;
+    case MDVEC_OPT_IRANGE:
+      snprintf(out, n, "%lld,%lld", (long long)v->i[0], (long long)v->i[1]);
+      break;
+    default:
+      snprintf(out, n, "'%.120s'", v->s ? v->s : "(unset)");
+  }
+}
+
+/* Return the fingerprint of everything a restore must match besides N: every option's value, the autoreset
+ * and error modes, numpy's dot for a task that reproduces it, and the sizes of the model (env 0's). */
+static uint64_t fingerprint(const mdvec_t *h) {
+  uint64_t x = MDV_HASH_SEED;
+  for (int k = 0; k < h->task->n_options; k++) {
+    uint64_t o = option_hash(h, k);
+    x = mdv_hash(x, &o, sizeof o);
+  }
+  int64_t modes[4] = {h->autoreset, h->on_error, -1, -1};
+  if (h->task->flags & MDVEC_TASK_NUMPY_DOT) {
+    modes[2] = h->dot.mode;
+    modes[3] = h->dot.dgemv || h->dot.dgemv64;
+  }
+  x = mdv_hash(x, modes, sizeof modes);
+  const mjModel *m;
+  mjData *d;
+  h->task->physics(env_at(h, 0), &m, &d);
+#define X(name)                    \
+  {                                \
+    int64_t v_ = (int64_t)m->name; \
+    x = mdv_hash(x, &v_, 8);       \
+  }
+  MJMODEL_SIZES
+#undef X
+  x = mdv_hash(x, &h->spec.dt, sizeof h->spec.dt);
+  return mdv_hash_end(x);
+}
+
+/* Write (or count) the blob's header, its checksum left 0. */
+static void snap_header(const mdvec_t *h, mdv_blob *b, uint64_t total) {
+  char task[SNAP_TASK];
+  memset(task, 0, sizeof task);
+  snprintf(task, sizeof task, "%s", h->task->name);
+  mdv_put(b, SNAP_MAGIC, 8);
+  mdv_put_u64(b, SNAP_FORMAT);
+  mdv_put_u64(b, SNAP_HEADER);
+  mdv_put_u64(b, (uint64_t)MDVEC_VERSION_NUMBER);
+  mdv_put_u64(b, (uint64_t)mj_version());
+  mdv_put_u64(b, total);
+  mdv_put(b, task, sizeof task);
+  mdv_put_u64(b, fingerprint(h));
+  int64_t dims[8] = {h->num_envs,     h->threads,        h->autoreset,    h->on_error,
+                     h->spec.obs_dim, h->spec.obs_dtype, h->spec.act_dim, h->spec.n_info};
+  for (int k = 0; k < 8; k++) mdv_put_i64(b, dims[k]);
+  mdv_put_u64(b, 0); /* the checksum, filled last */
+}
+
+/* Bytes of the result buffers: obs, final obs, rewards, five flag rows, step and reset info. */
+static size_t flags_bytes(const mdvec_t *h) {
+  return (size_t)h->num_envs;
+}
+static size_t info_bytes(const mdvec_t *h) {
+  return sizeof(double) * (size_t)h->num_envs * (size_t)h->spec.n_info;
+}
+
+/* Write (or count) the body. */
+static void snap_body(const mdvec_t *h, mdv_blob *b) {
+  size_t n = (size_t)h->num_envs;
+  mdv_put_u64(b, (uint64_t)h->task->n_options);
+  for (int k = 0; k < h->task->n_options; k++) mdv_put_u64(b, option_hash(h, k));
+  for (size_t i = 0; i < n; i++) { /* the generic bookkeeping */
+    const mdv_slot *s = &h->slots[i];
+    mdv_pcg64_save(&s->rng, b);
+    int64_t flags[3] = {s->reset_done, s->failed, s->pending};
+    for (int k = 0; k < 3; k++) mdv_put_i64(b, flags[k]);
+    mdv_put_u64(b, s->errors);
+    mdv_put_u64(b, h->warnings[i]);
+    size_t len = strnlen(s->error, SNAP_ERR_MAX);
+    mdv_put_u64(b, len);
+    mdv_put(b, s->error, len);
+  }
+  mdv_put(b, h->obs, n * h->obs_row); /* the results of the last call */
+  mdv_put(b, h->final_obs, n * h->obs_row);
+  mdv_put(b, h->reward, sizeof(double) * n);
+  const uint8_t *rows[5] = {h->terminated, h->truncated, h->done, h->reset_flags, h->error_flags};
+  for (int k = 0; k < 5; k++) mdv_put(b, rows[k], flags_bytes(h));
+  if (h->spec.n_info > 0) {
+    mdv_put(b, h->info, info_bytes(h));
+    mdv_put(b, h->reset_info, info_bytes(h));
+  }
+  for (size_t i = 0; i < n; i++) { /* each env's physics and its task's own state */
+    const mjModel *m;
+    mjData *d;
+    h->task->physics(env_at(h, (int)i), &m, &d);
+    mdv_data_save(m, d, b);
+    if (h->task->save) h->task->save(env_at(h, (int)i), b);
+  }
+}
+
+/* Read the body: check it (apply 0) or load it (apply 1, after a check passed). */
+static void snap_read(mdvec_t *h, mdv_blob *b, int apply) {
+  size_t n = (size_t)h->num_envs;
+  if (mdv_get_u64(b) != (uint64_t)h->task->n_options && !b->bad)
+    mdv_blob_fail(b, "the snapshot's task has another number of options");
+  for (int k = 0; k < h->task->n_options; k++) mdv_get(b, NULL, 8);
+  for (size_t i = 0; i < n && !b->bad; i++) {
+    mdv_slot *s = &h->slots[i];
+    mdv_pcg64_load(&s->rng, b, apply);
+    int reset_done = (int)mdv_get_range(b, 0, 1, "an env's reset flag");
+    int failed = (int)mdv_get_range(b, 0, 1, "an env's failed flag");
+    int pending = (int)mdv_get_range(b, 0, h->autoreset == MDVEC_AUTORESET_NEXT_STEP, "an env's pending reset");
+    uint64_t errors = mdv_get_u64(b), warnings = mdv_get_u64(b);
+    size_t len = (size_t)mdv_get_range(b, 0, SNAP_ERR_MAX, "an env's error message length");
+    size_t at = b->at;
+    mdv_get(b, NULL, len);
+    if (b->bad) break;
+    if (memchr(b->in + at, 0, len)) {
+      mdv_blob_fail(b, "env %zu's error message holds a NUL byte", i);
+      break;
+    }
+    if (apply) {
+      s->reset_done = reset_done;
+      s->failed = failed;
+      s->pending = pending;
+      s->in_step = 0;
+      s->errors = errors;
+      h->warnings[i] = warnings;
+      memcpy(s->error, b->in + at, len);
+      s->error[len] = 0;
+    }
+  }
+  mdv_get(b, apply ? h->obs : NULL, n * h->obs_row);
+  mdv_get(b, apply ? h->final_obs : NULL, n * h->obs_row);
+  mdv_get(b, apply ? h->reward : NULL, sizeof(double) * n);
+  uint8_t *rows[5] = {h->terminated, h->truncated, h->done, h->reset_flags, h->error_flags};
+  for (int k = 0; k < 5; k++) {
+    size_t at = b->at;
+    if (mdv_get(b, NULL, flags_bytes(h))) break;
+    for (size_t i = 0; i < n; i++)
+      if (b->in[at + i] > 1) {
+        mdv_blob_fail(b, "a flag of env %zu is %d, not 0 or 1", i, b->in[at + i]);
+        break;
+      }
+    if (apply && !b->bad) memcpy(rows[k], b->in + at, n);
+  }
+  for (size_t i = 0; i < n && !b->bad; i++) { /* terminated, truncated, done: done is their or */
+    const unsigned char *flags = b->in + b->at - 5 * n;
+    if (flags[2 * n + i] != (flags[i] | flags[n + i]))
+      mdv_blob_fail(b, "env %zu's done flag is not terminated | truncated", i);
+  }
+  if (h->spec.n_info > 0) {
+    mdv_get(b, apply ? h->info : NULL, info_bytes(h));
+    mdv_get(b, apply ? h->reset_info : NULL, info_bytes(h));
+  }
+  for (size_t i = 0; i < n && !b->bad; i++) {
+    const mjModel *m;
+    mjData *d;
+    h->task->physics(env_at(h, (int)i), &m, &d);
+    size_t at = b->at;
+    mdv_data_load(m, d, b, apply);
+    if (h->task->load) h->task->load(env_at(h, (int)i), b, apply);
+    if (b->bad) { /* name the env in the message */
+      char msg[sizeof b->msg];
+      snprintf(msg, sizeof msg, "env %zu (its state from byte %zu): %.200s", i, at, b->msg);
+      memcpy(b->msg, msg, sizeof msg);
+    }
+  }
+}
+
+/* Write (buf NULL: count) the whole blob; return its size, or 0 with the reason in *why. */
+static size_t snap_write(const mdvec_t *h, unsigned char *buf, const char **why) {
+  for (int i = 0; i < h->num_envs; i++) {
+    const mjModel *m;
+    mjData *d;
+    h->task->physics(env_at(h, i), &m, &d);
+    if (!mdv_data_savable(d)) {
+      *why = "the model has plugin instances, whose data are pointers of this process";
+      return 0;
+    }
+  }
+  mdv_blob b;
+  memset(&b, 0, sizeof b);
+  b.out = buf;
+  snap_header(h, &b, 0);
+  snap_body(h, &b);
+  if (b.bad) {
+    *why = "out of memory";
+    return 0;
+  }
+  size_t total = b.at;
+  if (buf) { /* the total size and the checksum */
+    memcpy(buf + 5 * 8, &(uint64_t){total}, 8);
+    uint64_t sum =
+      mdv_hash_end(mdv_hash(mdv_hash(MDV_HASH_SEED, buf, SNAP_SUM_AT), buf + SNAP_HEADER, total - SNAP_HEADER));
+    memcpy(buf + SNAP_SUM_AT, &sum, 8);
+  }
+  return total;
+}
+
+size_t mdvec_snapshot_size(const mdvec_t *h) {
+  if (!h) return 0;
+  mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
+  if (enter(w, "mdvec_snapshot_size")) return 0;
+  const char *why = "";
+  size_t size = snap_write(h, NULL, &why);
+  if (!size) fail(w, MDVEC_ERR_STATE, "mdvec_snapshot_size: cannot snapshot: %s", why);
+  leave(w, MDVEC_OK);
+  return size;
+}
+
+/* mdvec_snapshot inside enter/leave. */
+static int snapshot(mdvec_t *h, void *buf, size_t size) {
+  if (!buf) return fail(h, MDVEC_ERR_ARG, "mdvec_snapshot: buf is NULL");
+  const char *why = "";
+  size_t need = snap_write(h, NULL, &why);
+  if (!need) return fail(h, MDVEC_ERR_STATE, "mdvec_snapshot: cannot snapshot: %s", why);
+  if (size < need)
+    return fail(h, MDVEC_ERR_ARG, "mdvec_snapshot: size %zu, the snapshot needs %zu bytes (mdvec_snapshot_size)", size,
+                need);
+  snap_write(h, buf, &why);
+  return MDVEC_OK;
+}
+
+int mdvec_snapshot(const mdvec_t *h, void *buf, size_t size) {
+  if (!h) return MDVEC_ERR_ARG;
+  mdvec_t *w = (mdvec_t *)h; /* the message and the busy flag are the only things written */
+  int code = enter(w, "mdvec_snapshot");
+  return code ? code : leave(w, snapshot(w, buf, size));
+}
+
+/* Return the header's 8-byte field k. */
+static uint64_t header_u64(const unsigned char *p, int k) {
+  uint64_t v;
+  memcpy(&v, p + 8 * k, 8);
+  return v;
+}
+
+/* Check the header against h; return MDVEC_OK or MDVEC_ERR_ARG with the reason. */
+static int snap_check_header(mdvec_t *h, const unsigned char *p, size_t size) {
+#define REFUSE(...) return fail(h, MDVEC_ERR_ARG, "mdvec_restore: " __VA_ARGS__)
+  if (size < 8 || memcmp(p, SNAP_MAGIC, 8)) REFUSE("not an mdvec snapshot (it does not start with \"" SNAP_MAGIC "\")");
+  if (size < SNAP_HEADER) REFUSE("truncated: %zu bytes, shorter than a snapshot's header (%d)", size, SNAP_HEADER);
+  if (header_u64(p, 1) != SNAP_FORMAT || header_u64(p, 2) != SNAP_HEADER)
+    REFUSE("snapshot format %llu (header %llu bytes); this library reads format %d",
+           (unsigned long long)header_u64(p, 1), (unsigned long long)header_u64(p, 2), SNAP_FORMAT);
+  if (header_u64(p, 5) != size)
+    REFUSE("truncated or extended: the snapshot is %llu bytes, %zu were given", (unsigned long long)header_u64(p, 5),
+           size);
+  uint64_t sum = mdv_hash_end(mdv_hash(mdv_hash(MDV_HASH_SEED, p, SNAP_SUM_AT), p + SNAP_HEADER, size - SNAP_HEADER));
+  if (sum != header_u64(p, SNAP_SUM_AT / 8)) REFUSE("corrupted: its checksum does not match its bytes");
+  uint64_t lib = header_u64(p, 3), mj = header_u64(p, 4);
+  if (lib != (uint64_t)MDVEC_VERSION_NUMBER)
+    REFUSE(
+      "made by libmdvec %llu.%llu.%llu; this is %d.%d.%d (a snapshot is restored by the library version "
+      "that made it)",
+      (unsigned long long)lib / 10000, (unsigned long long)lib / 100 % 100, (unsigned long long)lib % 100,
+      MDVEC_VERSION_MAJOR, MDVEC_VERSION_MINOR, MDVEC_VERSION_PATCH);
+  if (mj != (uint64_t)mj_version())
+    REFUSE("made on MuJoCo %llu; this library runs MuJoCo %d (mjData differs between releases)", (unsigned long long)mj,
+           mj_version());
+  char task[SNAP_TASK + 1];
+  memcpy(task, p + 6 * 8, SNAP_TASK);
+  task[SNAP_TASK] = 0;
+  if (strcmp(task, h->task->name)) REFUSE("a snapshot of task '%s'; this env runs '%s'", task, h->task->name);
+  int64_t dims[8];
+  for (int k = 0; k < 8; k++) dims[k] = (int64_t)header_u64(p, 7 + SNAP_TASK / 8 + k);
+  if (dims[0] != h->num_envs) REFUSE("a snapshot of %lld envs; this env has %d", (long long)dims[0], h->num_envs);
+  if (dims[2] != h->autoreset)
+    REFUSE("a snapshot with autoreset mode %lld; this env's is %d", (long long)dims[2], h->autoreset);
+  if (dims[3] != h->on_error)
+    REFUSE("a snapshot with on_error %lld; this env's is %d", (long long)dims[3], h->on_error);
+  if (header_u64(p, 6 + SNAP_TASK / 8) != fingerprint(h)) {
+    mdv_blob b = {.in = p, .size = size, .at = SNAP_HEADER};
+    uint64_t count = mdv_get_u64(&b);
+    for (int k = 0; count == (uint64_t)h->task->n_options && k < h->task->n_options && !b.bad; k++)
+      if (mdv_get_u64(&b) != option_hash(h, k)) {
+        char value[160];
+        option_text(h, k, value, sizeof value);
+        REFUSE("a snapshot made with another value of option '%s' (this env's is %s)", h->task->options[k].name, value);
+      }
+    REFUSE("a snapshot made with other options (the model's sizes or numpy's dot differ)");
+  }
+  return MDVEC_OK;
+#undef REFUSE
+}
+
+/* mdvec_restore inside enter/leave. */
+static int restore(mdvec_t *h, const void *buf, size_t size) {
+  if (!buf) return fail(h, MDVEC_ERR_ARG, "mdvec_restore: buf is NULL");
+  const unsigned char *p = buf;
+  int code = snap_check_header(h, p, size);
+  if (code) return code;
+  mdv_blob b = {.in = p, .size = size, .at = SNAP_HEADER};
+  snap_read(h, &b, 0); /* everything checked before anything changes */
+  if (!b.bad && b.at != size) mdv_blob_fail(&b, "%zu bytes past the snapshot's end", size - b.at);
+  if (b.bad) return fail(h, MDVEC_ERR_ARG, "mdvec_restore: %s", b.msg);
+  b.at = SNAP_HEADER;
+  snap_read(h, &b, 1);
+  if (b.bad) /* cannot happen: the same bytes passed the check */
+    return fail(h, MDVEC_ERR_STATE, "mdvec_restore: %s (the envs are in an undefined state: reset them)", b.msg);
+  return MDVEC_OK;
+}
+
+int mdvec_restore(mdvec_t *h, const void *buf, size_t size) {
+  if (!h) return MDVEC_ERR_ARG;
+  int code = enter(h, "mdvec_restore");
+  return code ? code : leave(h, restore(h, buf, size));
 }
 
 /*---------------------------------- Lent to async.c (async.h) -------------------------------------*/

@@ -29,6 +29,7 @@
 #include "mdvec.h"
 #include "npmath.h"
 #include "pcg64.h"
+#include "snapshot.h"
 
 /*---------------------------------- Options -------------------------------------------------------*/
 
@@ -194,6 +195,22 @@ typedef struct mdv_task_ {
    * seeds the env's PCG64 (create, mdvec_seed, a seeded reset), after env_init. */
   void (*seed)(void *env, uint64_t seed);
   uint64_t seed_max; /* the largest seed an env accepts (0: UINT64_MAX); larger ones are refused */
+
+  /* State in and out (1.4; each NULL when the task has nothing of its own: docs/state.md). */
+
+  /* The env's physics was written from outside (mdvec_set_state: mj_setState, then mj_forward): drop what the
+   * task keeps derived from the physics it had (the duck's reuse of mj_step1). Its episode bookkeeping stays,
+   * as in the reference's set_state. */
+  void (*state_changed)(void *env);
+
+  /* Write the env's own state, everything beyond its mjData and the generic layer's bookkeeping that decides
+   * its future (episode counters, its own generators, the values it changes in its model copy), into b with
+   * the mdv_put* calls (snapshot.h); b may only count. Written once per kit (mjkit.c, dmkit.c). */
+  void (*save)(const void *env, mdv_blob *b);
+
+  /* Read what save wrote for an env of the same task and options: apply 0 checks it (fail b with a message on
+   * a value the env cannot hold; change nothing), apply 1 loads it (only after every env's check passed). */
+  void (*load)(void *env, mdv_blob *b, int apply);
 
   /* How the reference draws the task's frames (pixel observations, render.c); NULL: mdvec's own tracking camera. */
   const struct mdv_camera_ *camera;

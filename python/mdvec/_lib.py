@@ -289,6 +289,18 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_get_state": (c_int, [c_void_p, c_int, c_uint, c_void_p, c_size_t]),
 }
 
+# 1.4's state in and out (docs/state.md), declared when the library has them (a 1.3 library has not: the
+# calls then raise, saying so). Buffers by address.
+_SIGNATURES_14: dict[str, tuple[object, list[object]]] = {
+    "mdvec_set_state": (c_int, [c_void_p, c_int, c_uint, c_void_p, c_size_t]),
+    "mdvec_copy_data": (c_int, [c_void_p, c_int, c_void_p]),
+    "mdvec_save_model": (c_int, [c_void_p, c_int, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "mdvec_snapshot_size": (c_size_t, [c_void_p]),
+    "mdvec_snapshot": (c_int, [c_void_p, c_void_p, c_size_t]),
+    "mdvec_restore": (c_int, [c_void_p, c_void_p, c_size_t]),
+}
+
+
 # Calls newer than ABI_MINOR, declared when the library has them (1.4: pixel observations, mdvec._pixels).
 _OPTIONAL_SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mdvec_pixel_option_count": (c_int, []),
@@ -339,6 +351,10 @@ def load() -> ctypes.CDLL:
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
+    for name, (restype, argtypes) in _SIGNATURES_14.items():
+        if hasattr(lib, name):  # 1.4
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
     for name, (restype, argtypes) in _OPTIONAL_SIGNATURES.items():  # declared where the library has them
         if hasattr(lib, name):
             fn = getattr(lib, name)

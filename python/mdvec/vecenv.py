@@ -24,6 +24,7 @@ from typing import Any, SupportsInt, cast
 import numpy as np
 
 from . import _lib, _pixels
+from . import state as _state
 from ._calls import CallLock
 from ._lib import MdvecError
 from .npdot import DOT_CBLAS, DOT_CBLAS64, NumpyDot, numpy_dot
@@ -113,6 +114,12 @@ _PY_NAMES = {
     "mdvec_step_typed": "step()",
     "mdvec_step": "step()",
     "mdvec_get_state": "get_state()",
+    "mdvec_set_state": "set_state()",
+    "mdvec_copy_data": "copy_data()",
+    "mdvec_save_model": "model_mjb()",
+    "mdvec_snapshot_size": "snapshot()",
+    "mdvec_snapshot": "snapshot()",
+    "mdvec_restore": "restore()",
     "mdvec_seed": "reset(seed=...)",
     "mdvec_create": "VecEnv()",
     "mdvec_config_default": "VecEnv()",
@@ -806,19 +813,158 @@ class _Handle:
         del keep
         return out
 
+    @staticmethod
+    def _sig(sig: Any) -> int:
+        """mjtState bits as an int: an int, a numpy int or a mujoco.mjtState member; None: mjSTATE_INTEGRATION
+        of the library's MuJoCo."""
+        if sig is None:
+            return _state.integration()
+        try:  # ints, numpy ints and mujoco.mjtState members (which are not ints but have __index__)
+            bits = operator.index(sig) if not isinstance(sig, (bool, np.bool_)) else None
+        except TypeError:
+            bits = None
+        if bits is None:
+            raise TypeError("sig: expected mjtState bits (an int, mdvec.state.mjSTATE_* or a mujoco.mjtState)")
+        if not 0 <= bits < 2**32:
+            raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {bits}")
+        return bits
+
+    def env_ids(self, env_ids: Any) -> list[int]:
+        """The env indices of ``env_ids``: None (all), an int, or a sequence / array of ints (checked)."""
+        n = self.spec.num_envs
+        if env_ids is None:
+            return list(range(n))
+        ids = [env_ids] if _is_int(env_ids) else env_ids
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+            raise TypeError(f"env_ids: expected None, an int or a sequence of ints, got {env_ids!r}")
+        out = []
+        for i in np.asarray(ids, dtype=object).ravel().tolist() if isinstance(ids, np.ndarray) else ids:
+            if not _is_int(i) or not 0 <= int(i) < n:
+                raise ValueError(f"env_ids: env index must be an int in [0, {n}), got {i!r}")
+            out.append(int(i))
+        return out
+
+    def _need(self, name: str) -> Any:
+        """Return the library's function ``name`` (1.4), or raise saying that this library lacks it."""
+        fn = getattr(lib(), name, None)
+        if fn is None or fn.argtypes is None:
+            raise RuntimeError(f"mdvec: {name} needs libmdvec 1.4; the loaded library is {lib().mdvec_version()}")
+        return fn
+
+    def get_states(self, ids: list[int], sig: int) -> np.ndarray:
+        """Return the MuJoCo states (mj_getState with bits sig) of envs ids, (len(ids), size) float64."""
+
+        def states() -> np.ndarray:
+            size = lib().mdvec_state_size(self.ptr, sig)
+            out = np.zeros((len(ids), size), np.float64)
+            for row, i in enumerate(ids):
+                self.check(lib().mdvec_get_state(self.ptr, i, sig, out[row].ctypes.data, size), "get_state")
+            return out
+
+        self.live()
+        return self.read("get_state", states)
+
+    def set_states(self, states: Any, ids: list[int], sig: int) -> None:
+        """Write the states (k, size) (or (size,) for one env) with bits sig into envs ids; every row is checked
+        (shape, finite values) before any env changes."""
+        self.live()
+        unknown = sig & ~_state.known_bits(int(lib().mdvec_mujoco_version()))
+        if unknown:
+            raise ValueError(f"sig: 0x{sig:x} has mjtState bits (0x{unknown:x}) this MuJoCo does not know")
+        size = int(lib().mdvec_state_size(self.ptr, sig))
+        a = np.asarray(states)
+        if a.dtype.kind not in "fiub":
+            raise TypeError(f"state: expected real numbers, got dtype {a.dtype}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        if a.ndim == 1 and len(ids) == 1:
+            a = a.reshape(1, -1)
+        if a.shape != (len(ids), size):
+            want = f"({size},) or " if len(ids) == 1 else ""
+            raise ValueError(f"state: expected shape {want}({len(ids)}, {size}) for sig 0x{sig:x}, got {a.shape}")
+        bad = np.argwhere(~np.isfinite(a))
+        if bad.size:
+            row, col = (int(v) for v in bad[0])
+            raise ValueError(f"state: env {ids[row]}'s value {col} is {a[row, col]}; every value must be finite")
+        fn = self._need("mdvec_set_state")
+
+        def write() -> None:
+            for row, i in enumerate(ids):
+                self.check(fn(self.ptr, i, sig, a[row].ctypes.data, size), "set_state")
+
+        self.read("set_state", write)
+
+    def copy_data(self, i: int, mjdata: Any) -> None:
+        """Copy env i's whole mjData into ``mjdata`` (a mujoco.MjData of this env's model, same MuJoCo)."""
+        self.live()
+        if not _is_int(i) or not 0 <= i < self.spec.num_envs:
+            raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
+        address = getattr(mjdata, "_address", None)
+        if not _is_int(address) or not address:
+            raise TypeError(f"mjdata: expected a mujoco.MjData, got {type(mjdata).__name__}")
+        import sys
+
+        mujoco = sys.modules.get("mujoco")  # loaded: mjdata is one of its objects
+        theirs = int(mujoco.mj_version()) if mujoco is not None and hasattr(mujoco, "mj_version") else None
+        ours = int(lib().mdvec_mujoco_version())
+        if theirs != ours:
+            raise RuntimeError(
+                f"copy_data: the mujoco package runs MuJoCo {theirs}, libmdvec {ours}: their mjData layouts may "
+                "differ, so the library cannot write a mujoco.MjData of this package"
+            )
+        fn = self._need("mdvec_copy_data")
+        self.read("copy_data", lambda: self.check(fn(self.ptr, int(i), int(address)), "copy_data"))
+
+    def model_mjb(self, i: int) -> bytes:
+        """Return env i's model as MuJoCo's binary model (MJB)."""
+        self.live()
+        if not _is_int(i) or not 0 <= i < self.spec.num_envs:
+            raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
+        fn = self._need("mdvec_save_model")
+
+        def save() -> bytes:
+            need = ctypes.c_size_t(0)
+            self.check(fn(self.ptr, int(i), None, 0, ctypes.byref(need)), "model_mjb")
+            buf = ctypes.create_string_buffer(need.value)
+            self.check(fn(self.ptr, int(i), buf, need.value, ctypes.byref(need)), "model_mjb")
+            return buf.raw
+
+        return self.read("model_mjb", save)
+
+    def snapshot(self) -> bytes:
+        """Return a snapshot of every env (mdvec_snapshot)."""
+        self.live()
+        size_fn, fn = self._need("mdvec_snapshot_size"), self._need("mdvec_snapshot")
+
+        def save() -> bytes:
+            size = int(size_fn(self.ptr))
+            if size == 0:
+                self.check(_lib.ERR_STATE, "snapshot")
+            buf = ctypes.create_string_buffer(size)
+            self.check(fn(self.ptr, buf, size), "snapshot")
+            return buf.raw
+
+        return self.read("snapshot", save)
+
+    def restore(self, blob: Any) -> None:
+        """Restore a snapshot of ``snapshot()`` (bytes-like) into every env; refused with the reason otherwise."""
+        self.live()
+        try:
+            view = np.frombuffer(blob, dtype=np.uint8)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"blob: expected bytes of a snapshot, got {type(blob).__name__}") from exc
+        from .vector import SNAPSHOT_MAGIC, split_snapshot
+
+        if view[: len(SNAPSHOT_MAGIC)].tobytes() == SNAPSHOT_MAGIC:  # mdvec.make's: its envs' part
+            view = np.frombuffer(split_snapshot(view.tobytes())[1], dtype=np.uint8)
+        fn = self._need("mdvec_restore")
+        self.read("restore", lambda: self.check(fn(self.ptr, view.ctypes.data, view.size), "restore"))
+
     def get_state(self, i: int, sig: Any) -> np.ndarray:
         """Return env i's MuJoCo state (mj_getState with mjtState bits sig) as float64."""
         self.live()
         if not _is_int(i) or not 0 <= i < self.spec.num_envs:
             raise ValueError(f"i: env index must be in [0, {self.spec.num_envs}), got {i!r}")
-        try:  # ints, numpy ints and mujoco.mjtState members (which are not ints but have __index__)
-            sig = operator.index(sig) if not isinstance(sig, (bool, np.bool_)) else None
-        except TypeError:
-            sig = None
-        if sig is None:
-            raise TypeError("sig: expected mjtState bits (an int or a mujoco.mjtState)")
-        if not 0 <= sig < 2**32:
-            raise ValueError(f"sig: mjtState bits must fit in 32 bits, got {sig}")
+        sig = self._sig(sig)
 
         def state() -> np.ndarray:
             size = lib().mdvec_state_size(self.ptr, int(sig))
@@ -935,17 +1081,10 @@ class _HandleOwner:
         raise TypeError(
             f"mdvec.{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, "
             "and a copy sharing them would close them when it goes. Make another one with the same "
-            "arguments (its spec says them); to carry an env's state over, use get_state(i) and a "
-            "reset with the same seed"
+            "arguments (its spec says them); to carry the envs' state over, restore a snapshot() into it"
         )
 
     __copy__ = __deepcopy__ = __reduce_ex__ = __reduce__ = __getstate__ = _not_copyable
-
-
-def _default_sig() -> int:
-    import mujoco
-
-    return int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
 
 
 def _same_count(name: str, value: int | None, alias: str, alias_value: int | None) -> int | None:
@@ -1108,9 +1247,63 @@ class VecEnv(_HandleOwner):
         Drop the views (or copy them) before close() to free the memory at once."""
         return self._h.buffers()
 
-    def get_state(self, i: int, sig: int | None = None) -> np.ndarray:
-        """Return env i's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""
-        return self._h.get_state(i, _default_sig() if sig is None else sig)
+    def get_state(self, env_ids: Any = None, sig: Any = None) -> np.ndarray:
+        """Return the MuJoCo state of envs ``env_ids`` (None: all), ``mj_getState`` with mjtState bits ``sig``
+        (an int of ``mdvec.state.mjSTATE_*`` bits or a ``mujoco.mjtState``; None: mjSTATE_INTEGRATION): float64
+        (k, size) for a sequence of ids or None, (size,) for one int id."""
+        h = self._h
+        one = _is_int(env_ids)
+        out = h.get_states(h.env_ids(env_ids), h._sig(sig))
+        return out[0] if one else out
+
+    def set_state(self, state: Any, env_ids: Any = None, sig: Any = None) -> None:
+        """Write ``state`` into envs ``env_ids`` (None: all): ``mj_setState`` of the parts ``sig`` names (None:
+        mjSTATE_INTEGRATION; other parts keep their values), then ``mj_forward``, as Gymnasium's
+        ``MujocoEnv.set_state``; each env's episode goes on (its step count, time limit, pending autoreset).
+        ``state`` is (k, size) float64-convertible, or (size,) for one int id; shapes and values (finite) are
+        checked before any env changes. The next ``step`` gives the observations of the new states."""
+        h = self._h
+        h.set_states(state, h.env_ids(env_ids), h._sig(sig))
+
+    def set_qpos_qvel(self, qpos: Any, qvel: Any, env_ids: Any = None) -> None:
+        """Gymnasium's ``set_state(qpos, qvel)`` on envs ``env_ids`` (None: all): qpos (k, nq) and qvel (k, nv)
+        (or (nq,), (nv,) for one int id); act, time, controls and the warm start keep their values."""
+        h = self._h
+        ids = h.env_ids(env_ids)
+        q, v = np.asarray(qpos, np.float64), np.asarray(qvel, np.float64)
+        nq, nv = h.spec.nq, h.spec.nv
+        if q.ndim == 1 and v.ndim == 1 and len(ids) == 1:
+            q, v = q.reshape(1, -1), v.reshape(1, -1)
+        if q.shape != (len(ids), nq) or v.shape != (len(ids), nv):
+            raise ValueError(
+                f"qpos, qvel: expected shapes ({len(ids)}, {nq}) and ({len(ids)}, {nv}), got {q.shape}, {v.shape}"
+            )
+        h.set_states(np.concatenate([q, v], axis=1), ids, _state.mjSTATE_QPOS | _state.mjSTATE_QVEL)
+
+    def copy_data(self, i: int, mjdata: Any) -> None:
+        """Copy env i's whole mjData (state, controls, every derived array, contacts) into ``mjdata``, a
+        ``mujoco.MjData`` of env i's model (e.g. ``mujoco.MjData(mujoco.MjModel.from_binary_path(...))`` of
+        ``model_mjb(i)``), made by a mujoco package of the library's MuJoCo version."""
+        self._h.copy_data(i, mjdata)
+
+    def model_mjb(self, i: int) -> bytes:
+        """Return env i's model as MuJoCo's binary model (MJB): env i's own values where its task changes its
+        model (the duck's domain randomisation, a Control Suite task's target); ``mujoco.MjModel`` loads it."""
+        return self._h.model_mjb(i)
+
+    def snapshot(self) -> bytes:
+        """Return a snapshot of every env: physics (whole mjData), the model values tasks change, generators,
+        step counters, episode bookkeeping, pending autoresets, stopped envs and the buffers' last results
+        (docs/state.md). ``restore`` puts it back into this env or another of the same task, options and
+        num_envs (any thread count)."""
+        return self._h.snapshot()
+
+    def restore(self, blob: Any) -> None:
+        """Restore a ``snapshot()`` (bytes-like): every later call gives, bit for bit, what it gave after the
+        snapshot, and ``buffers()`` hold the snapshot's last results. Refused with the reason (``MdvecError``, a
+        ValueError) and nothing changed for another task, other options, another num_envs or library version,
+        or a truncated or corrupted blob."""
+        self._h.restore(blob)
 
     @property
     def error_count(self) -> int:
@@ -1200,6 +1393,36 @@ class Env(_HandleOwner):
             info["error"] = bool(h.error_flags[0])
         return h.obs[0].copy(), float(h.reward[0]), bool(h.done[0]), info
 
-    def get_state(self, sig: int | None = None) -> np.ndarray:
-        """Return the env's MuJoCo state, mj_getState with mjtState bits sig (default mjSTATE_FULLPHYSICS)."""
-        return self._h.get_state(0, _default_sig() if sig is None else sig)
+    def get_state(self, sig: Any = None) -> np.ndarray:
+        """Return the env's MuJoCo state, (size,) float64: mj_getState with mjtState bits sig (None:
+        mjSTATE_INTEGRATION; see VecEnv.get_state)."""
+        return self._h.get_states([0], self._h._sig(sig))[0]
+
+    def set_state(self, state: Any, sig: Any = None) -> None:
+        """Write the env's state (size,) with mjtState bits sig (None: mjSTATE_INTEGRATION), then mj_forward
+        (see VecEnv.set_state)."""
+        self._h.set_states(state, [0], self._h._sig(sig))
+
+    def set_qpos_qvel(self, qpos: Any, qvel: Any) -> None:
+        """Gymnasium's ``set_state(qpos, qvel)`` (see VecEnv.set_qpos_qvel)."""
+        q, v = np.asarray(qpos, np.float64), np.asarray(qvel, np.float64)
+        spec = self._h.spec
+        if q.shape != (spec.nq,) or v.shape != (spec.nv,):
+            raise ValueError(f"qpos, qvel: expected shapes ({spec.nq},) and ({spec.nv},), got {q.shape}, {v.shape}")
+        self._h.set_states(np.concatenate([q, v]), [0], _state.mjSTATE_QPOS | _state.mjSTATE_QVEL)
+
+    def copy_data(self, mjdata: Any) -> None:
+        """Copy the env's whole mjData into ``mjdata`` (see VecEnv.copy_data)."""
+        self._h.copy_data(0, mjdata)
+
+    def model_mjb(self) -> bytes:
+        """Return the env's model as MJB bytes (see VecEnv.model_mjb)."""
+        return self._h.model_mjb(0)
+
+    def snapshot(self) -> bytes:
+        """Return a snapshot of the env (see VecEnv.snapshot)."""
+        return self._h.snapshot()
+
+    def restore(self, blob: Any) -> None:
+        """Restore a snapshot of an Env of the same task and options (see VecEnv.restore)."""
+        self._h.restore(blob)

@@ -26,6 +26,7 @@ a fresh ``np.random.RandomState(seed + i)``, so seeds lie in [0, 2**32 - 1] (see
 from __future__ import annotations
 
 import difflib
+import json
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -243,6 +244,29 @@ def render_model(venv: Any) -> Any:
         return copy.copy(env.model)
     finally:
         env.close()
+
+
+SNAPSHOT_MAGIC = b"MDVECPY1"  # VectorEnv.snapshot(): this, 8 bytes of length, JSON of its bookkeeping, the C blob
+
+
+def split_snapshot(blob: bytes) -> tuple[dict[str, Any] | None, bytes]:
+    """Split a ``VectorEnv.snapshot()`` into (its bookkeeping, the library's snapshot); a library snapshot
+    (``mdvec.VecEnv.snapshot()``) is (None, blob). ValueError for a damaged wrapper header."""
+    if not blob.startswith(SNAPSHOT_MAGIC):
+        return None, blob
+    at = len(SNAPSHOT_MAGIC)
+    if len(blob) < at + 8:
+        raise ValueError("restore: truncated: the snapshot's bookkeeping header is cut short")
+    n = int.from_bytes(blob[at : at + 8], "little")
+    if n > len(blob) - at - 8:
+        raise ValueError("restore: truncated: the snapshot's bookkeeping runs past its end")
+    try:
+        extras = json.loads(blob[at + 8 : at + 8 + n])
+    except ValueError as exc:
+        raise ValueError(f"restore: corrupted: the snapshot's bookkeeping is not readable ({exc})") from exc
+    if not isinstance(extras, dict):
+        raise ValueError("restore: corrupted: the snapshot's bookkeeping is not a mapping")
+    return extras, blob[at + 8 + n :]
 
 
 class VectorEnv(NoCopy):
@@ -557,6 +581,58 @@ class VectorEnv(NoCopy):
             info["final_obs"], info["_final_obs"] = final_obs, reset.copy()
             info["final_info"], info["_final_info"] = self._fields(b["info"], reset, None), reset.copy()
         return obs, reward, terminated, truncated, info
+
+    # ----------------------------------------------------------- state in and out
+    def get_state(self, env_ids: Any = None, sig: Any = None) -> np.ndarray:
+        """The MuJoCo states of envs ``env_ids`` (None: all), (k, size) float64 (see ``mdvec.VecEnv.get_state``;
+        sig None: mjSTATE_INTEGRATION)."""
+        with self._calls.call("get_state"):
+            return self._env.get_state(env_ids, sig)
+
+    def set_state(self, state: Any, env_ids: Any = None, sig: Any = None) -> None:
+        """Write states into envs ``env_ids`` (None: all), then mj_forward (see ``mdvec.VecEnv.set_state``); the
+        next ``step`` gives their observations, and each env's episode goes on."""
+        with self._calls.call("set_state"):
+            self._env.set_state(state, env_ids, sig)
+
+    def snapshot(self) -> bytes:
+        """A snapshot of every env and of this wrapper's own bookkeeping (which envs a "disabled" autoreset
+        holds finished, np_random): ``restore`` puts it back here or into another ``make`` of the same task,
+        options, num_envs and autoreset mode (docs/state.md)."""
+        with self._calls.call("snapshot"):
+            extras: dict[str, Any] = {"finished": self._finished.tolist()}
+            if hasattr(self, "_env_seeds"):
+                extras["env_seeds"] = list(self._env_seeds)
+            rng = getattr(self, "_np_random", None)
+            if isinstance(rng, np.random.Generator):
+                extras["np_random"] = rng.bit_generator.state
+                extras["np_random_seed"] = getattr(self, "_np_random_seed", None)
+            head = json.dumps(extras, separators=(",", ":")).encode()
+            return SNAPSHOT_MAGIC + len(head).to_bytes(8, "little") + head + self._env.snapshot()
+
+    def restore(self, blob: Any) -> None:
+        """Restore a ``snapshot()``: the envs (every later step equal, bit for bit, to what followed the
+        snapshot) and this wrapper's bookkeeping. A bare ``mdvec.VecEnv.snapshot()`` is taken too (the envs
+        that a "disabled" autoreset holds finished are then those whose last step ended). Refused with the
+        reason, nothing changed, for another task, other options, num_envs or mode, or damaged bytes."""
+        data = bytes(blob) if not isinstance(blob, bytes) else blob
+        extras, core = split_snapshot(data)
+        finished = None
+        if extras is not None:
+            finished = np.asarray(extras.get("finished", []), bool)
+            if finished.shape != (self.num_envs,):
+                raise ValueError(
+                    f"restore: a snapshot of {finished.size} envs' bookkeeping; this env has {self.num_envs}"
+                )
+        with self._calls.call("restore"):
+            self._env.restore(core)  # checks everything first; refused: nothing changed
+            self._finished = finished if finished is not None else self._buf["done"].copy()
+            if extras is not None and isinstance(extras.get("env_seeds"), list) and hasattr(self, "_env_seeds"):
+                self._env_seeds = [int(s) for s in extras["env_seeds"]]
+            if extras is not None and "np_random" in extras:
+                rng = np.random.Generator(np.random.PCG64())
+                rng.bit_generator.state = extras["np_random"]
+                self._np_random, self._np_random_seed = rng, extras.get("np_random_seed")
 
     # ---------------------------------------------------------------- render
     def render(self) -> tuple[np.ndarray, ...] | None:

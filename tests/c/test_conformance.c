@@ -325,6 +325,104 @@ static void check_resets_and_state(const task_setup *s) {
   mdvec_destroy(h);
 }
 
+/* Steps first .. first + count - 1 into rows[1..count]; return 0, or -1 on an error. */
+static int steps_into(mdvec_t *h, int first, int count, row rows[][N]) {
+  static double a[N * MAX_ACT];
+  for (int t = 0; t < count; t++) {
+    actions(h, N, first + t, a);
+    if (mdvec_step(h, a) != MDVEC_OK) return -1;
+    for (int i = 0; i < N; i++) read_row(h, i, &rows[t + 1][i]);
+  }
+  return 0;
+}
+
+/* Return a malloc'ed snapshot of h (its size in *size), or NULL. */
+static unsigned char *snapshot_of(const mdvec_t *h, size_t *size) {
+  *size = mdvec_snapshot_size(h);
+  unsigned char *b = *size ? malloc(*size) : NULL;
+  if (b && mdvec_snapshot(h, b, *size) != MDVEC_OK) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+/* Whether h's snapshot now is blob. */
+static int snapshot_is(const mdvec_t *h, const unsigned char *blob, size_t size) {
+  size_t n;
+  unsigned char *now = snapshot_of(h, &n);
+  int same = now && blob && n == size && !memcmp(now, blob, n);
+  free(now);
+  return same;
+}
+
+/* State in and out (1.4): a snapshot restored replays the same steps, bit for bit (another handle of another
+ * thread count: test_state.c, test_state.py); writing each env's own state back (set_state) changes nothing that follows;
+ * the misuse paths (set_state: size, NaN, index, sig, NULL; restore: truncated, damaged, NULL) are
+ * refused with MDVEC_ERR_ARG and change nothing. */
+static void check_state_io(const task_setup *s) {
+  enum { K = 8 };
+  char err[1024];
+  mdvec_t *h;
+  if (create(s, N, 2, MDVEC_AUTORESET_NEXT_STEP, 21, &h, err, sizeof err) != MDVEC_OK || mdvec_reset(h) ||
+      steps_into(h, 1, 3, g_other)) {
+    CHECK_THAT(WHAT("%s: create for state in and out (%s)", s->task, err), 0);
+    mdvec_destroy(h);
+    return;
+  }
+  size_t size;
+  unsigned char *blob = snapshot_of(h, &size);
+  CHECK_THAT(WHAT("%s: snapshot", s->task), blob != NULL);
+  int ok = blob && !steps_into(h, 4, K, g_base);
+  ok = ok && mdvec_restore(h, blob, size) == MDVEC_OK && snapshot_is(h, blob, size);
+  memset(g_other, 0xA5, sizeof g_other);
+  ok = ok && !steps_into(h, 4, K, g_other);
+  CHECK_THAT(WHAT("%s: a restored snapshot replays %d steps bit for bit", s->task, K),
+             ok && !memcmp(g_base[1], g_other[1], sizeof(row) * N * K));
+  /* each env's own integration state written back (then mj_forward, as the reference's set_state: a task that
+   * reads derived arrays at a step's start, Ant's xpos, sees them current), once and twice: the same future */
+  size_t n = mdvec_state_size(h, mjSTATE_INTEGRATION);
+  double *st = calloc(n + 1, sizeof *st);
+  for (int times = 1; times <= 2; times++) {
+    ok = blob && st && mdvec_restore(h, blob, size) == MDVEC_OK;
+    for (int k = 0; k < times; k++)
+      for (int i = 0; ok && i < N; i++)
+        ok = mdvec_get_state(h, i, mjSTATE_INTEGRATION, st, n) == MDVEC_OK &&
+             mdvec_set_state(h, i, mjSTATE_INTEGRATION, st, n) == MDVEC_OK;
+    memset(g_other, 0xA5, sizeof g_other);
+    ok = ok && !steps_into(h, 4, K, times == 1 ? g_base : g_other);
+    CHECK_THAT(WHAT("%s: set_state of each env's own state (%d time(s))", s->task, times), ok);
+  }
+  CHECK_THAT(WHAT("%s: set_state depends on the state written only (once = twice)", s->task),
+             !memcmp(g_base[1], g_other[1], sizeof(row) * N * K));
+
+  /* misuse: refused, nothing changed */
+  size_t now_size;
+  unsigned char *now = snapshot_of(h, &now_size);
+  if (st && now && blob) {
+    mdvec_get_state(h, 0, mjSTATE_INTEGRATION, st, n);
+    CHECK_THAT(WHAT("%s: set_state size - 1", s->task),
+               mdvec_set_state(h, 0, mjSTATE_INTEGRATION, st, n - 1) == MDVEC_ERR_ARG);
+    CHECK_THAT(WHAT("%s: set_state env N", s->task),
+               mdvec_set_state(h, N, mjSTATE_INTEGRATION, st, n) == MDVEC_ERR_ARG);
+    CHECK_THAT(WHAT("%s: set_state bad sig", s->task), mdvec_set_state(h, 0, 1u << 31, st, n) == MDVEC_ERR_ARG);
+    CHECK_THAT(WHAT("%s: set_state NULL", s->task),
+               mdvec_set_state(h, 0, mjSTATE_INTEGRATION, NULL, n) == MDVEC_ERR_ARG);
+    st[n / 2] = NAN;
+    CHECK_THAT(WHAT("%s: set_state NaN", s->task), mdvec_set_state(h, 0, mjSTATE_INTEGRATION, st, n) == MDVEC_ERR_ARG);
+    CHECK_THAT(WHAT("%s: restore truncated", s->task), mdvec_restore(h, blob, size - 1) == MDVEC_ERR_ARG);
+    blob[size - 5] ^= 1;
+    CHECK_THAT(WHAT("%s: restore damaged", s->task), mdvec_restore(h, blob, size) == MDVEC_ERR_ARG);
+    blob[size - 5] ^= 1;
+    CHECK_THAT(WHAT("%s: restore NULL", s->task), mdvec_restore(h, NULL, size) == MDVEC_ERR_ARG);
+    CHECK_THAT(WHAT("%s: the refusals changed nothing", s->task), snapshot_is(h, now, now_size));
+  }
+  free(now);
+  free(st);
+  free(blob);
+  mdvec_destroy(h);
+}
+
 /* Every numeric option just beyond each finite bound: refused at create, the message naming the option. */
 static void check_option_bounds(const task_setup *s) {
   int n = mdvec_task_option_count(s->task), tried = 0;
@@ -505,6 +603,7 @@ int main(void) {
     check_resets_and_state(&s);
     check_option_bounds(&s);
     check_seed_range(&s);
+    check_state_io(&s);
     checked++;
     printf("test_conformance: %s checked\n", s.task);
   }

@@ -1030,6 +1030,65 @@ def step_seeds(tasks):
 # --- models --------------------------------------------------------------------------------------
 
 
+# --- fuzz_restore --------------------------------------------------------------------------------
+
+RESTORE_NU = {0: 14, 1: 1, 2: 3, 3: 6}  # act_dim of fuzz_restore's configurations: duck, cart, hopper, cheetah
+
+
+def restore_input(cfg, n=1, t=1, ar=1, first=0, steps=2, ops=()):
+    """An input of fuzz_restore: the configuration byte, the seed byte, steps (one byte per action), then ops,
+    each a W of the bytes the operation reads (its selector first)."""
+    w = W().u8(cfg | (n - 1) << 2 | (t - 1) << 4 | ar << 5).u8(first).u8(steps)
+    for k in range(steps):
+        for _ in range(RESTORE_NU[cfg] * n):
+            w.u8(128 + 37 * (k + 1) % 100)
+    for op in ops:
+        w.b += op.b
+    return w.data()
+
+
+def damaged(kind, sealed=False, at=0, extra=()):
+    """A restore of a damaged base: fuzz_restore's damage() bytes (how, the kind's reads, where)."""
+    w = W().u8(0).u8(kind | (0x80 if sealed else 0))
+    if kind == 3:  # cut at byte `at` (a u32)
+        w.u8(0).u32(at)
+    if kind == 4:  # extended by 1 + extra[0] bytes
+        w.u8(extra[0] if extra else 0)
+        for _ in range(1 + (extra[0] if extra else 0)):
+            w.u8(0xAB)
+    w.u32(at)
+    for v in extra[1:] if kind == 4 else extra:
+        w.u8(v) if isinstance(v, int) and v < 256 else w.u32(v)
+    return w
+
+
+def restore_seeds():
+    seeds = {}
+    base, step = W().u8(6), W().u8(7)  # restore the base; a step (its actions past the input's end: zeros)
+    for cfg in range(4):
+        for n, t, ar in ((1, 1, 1), (2, 2, 2), (3, 1, 0)):
+            name = ["duck", "cart", "hopper", "cheetah"][cfg]
+            seeds[f"{name}-n{n}-t{t}-ar{ar}-base"] = restore_input(cfg, n, t, ar, steps=3, ops=[base, step])
+    seeds["flip-unsealed"] = restore_input(0, ops=[damaged(0, at=5000, extra=[2, 7, 0x10, 123456, 0x40]), base])
+    seeds["flip-sealed"] = restore_input(1, 2, 2, 2, ops=[damaged(1, True, at=300, extra=[0, 9, 0x01]), base])
+    seeds["overwrite-sealed"] = restore_input(0, 2, ops=[damaged(2, True, at=400, extra=[8] + [0xFF] * 9)])
+    seeds["cut-short"] = restore_input(1, ops=[damaged(3, at=191), damaged(3, at=1000)])
+    seeds["extended"] = restore_input(1, 2, ops=[damaged(4, extra=[3])])
+    for field, v in ((1, 2), (2, 200), (3, 10300), (4, 3017000), (5, 1), (14, 0), (15, 9), (17, 5)):
+        seeds[f"header-{field}"] = restore_input(1, ops=[W().u8(0).u8(0x80 | 5).u32(0).u8(field).i64(v), base])
+    for at, v in ((8, 2**63 - 1), (40, 2), (200, 10**12), (1000, -(2**63))):
+        seeds[f"body-{at}"] = restore_input(0, ops=[W().u8(0).u8(0x80 | 7).u32(0).u32(at).i64(v), base])
+    seeds["other-config"] = restore_input(1, 2, ops=[W().u8(4).u8(0).u8(1).u8(1), W().u8(4).u8(1).u8(1).u8(1)])
+    seeds["set-state-own"] = restore_input(1, ops=[W().u8(5).u8(0).u8(3).u8(1).u8(1).u8(0).u8(1).u8(1).u8(1), step])
+    seeds["set-state-nan"] = restore_input(
+        0, 2, ops=[W().u8(5).u8(0).u8(3).u8(1).u8(1).u8(0).u8(0).dbl(math.nan).dbl(1e300).u8(1)]
+    )
+    seeds["set-state-huge"] = restore_input(
+        1, ops=[W().u8(5).u8(0).u8(3).u8(1).u8(1).u8(0).u8(0).dbl("1e300").dbl("-1e300").dbl(0.5).dbl(-2.0).u8(1)]
+    )
+    return seeds
+
+
 def many_actuators_xml(n=70):
     """n slide joints, one motor each: an action longer than 64 (gm_sum_square's stack buffer)."""
     bodies = "\n".join(
@@ -1058,6 +1117,7 @@ def main():
         "config": config_seeds(tasks, found["config"]),
         "reset_params": reset_params_seeds(),
         "step": step_seeds(tasks),
+        "restore": restore_seeds(),
     }
     files = {
         os.path.join("corpus", target, name): data for target, seeds in sets.items() for name, data in seeds.items()

@@ -169,7 +169,7 @@ def test_state_after_reset_is_the_home_keyframe() -> None:
         qpos = env.get_state(1, int(mujoco.mjtState.mjSTATE_QPOS))
         assert qpos.tobytes() == home.tobytes()
         full = env.get_state(0)
-        assert full.size == mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS) and full[0] == 0.0
+        assert full.size == mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_INTEGRATION) and full[0] == 0.0
         with pytest.raises(ValueError, match="env index"):
             env.get_state(2)
 

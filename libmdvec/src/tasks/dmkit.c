@@ -350,6 +350,21 @@ void dm_seed(void *env, uint64_t seed) {
   mdv_mt19937_seed(&e->rng, (uint32_t)seed); /* the generic layer keeps seeds <= seed_max (UINT32_MAX) */
 }
 
+void dm_save(const void *env, mdv_blob *b) {
+  const dm_env *e = env;
+  mdv_mt19937_save(&e->rng, b);
+  mdv_put_i64(b, e->step_count);
+  mdv_model_diff_save(e->m, e->k->m, b);
+}
+
+void dm_load(void *env, mdv_blob *b, int apply) {
+  dm_env *e = env;
+  mdv_mt19937_load(&e->rng, b, apply);
+  int64_t step_count = mdv_get_range(b, 0, INT64_MAX, "dm_control's step_count");
+  if (apply && !b->bad) e->step_count = step_count;
+  mdv_model_diff_load(e->m, e->k->m, b, apply);
+}
+
 /*---------------------------------- Physics -------------------------------------------------------*/
 
 /* check_invalid_state's end: a warning counted since `before` is dm_control's PhysicsError, here a MuJoCo

@@ -177,6 +177,12 @@ void dm_seed(void *env, uint64_t seed);
 void dm_reset(void *env, mdv_pcg64 *unused, const mdv_out *out);
 void dm_step(void *env, const double *action, int action_dtype, mdv_pcg64 *unused, const mdv_out *out);
 
+/* The env's own state for snapshots (1.4): its RandomState, step_count, and how its model copy differs from the
+ * task's model (what initialize_episode moved, the option flags). A task whose env struct (dm_def.env_size)
+ * holds more would add it here; none does. */
+void dm_save(const void *env, mdv_blob *b);
+void dm_load(void *env, mdv_blob *b, int apply);
+
 /* The info fields every suite task has, in this order (Shimmy's info keys). */
 enum { DM_INFO_DISCOUNT, DM_INFO_STEP_TYPE, DM_N_INFO };
 
@@ -186,7 +192,7 @@ enum { DM_INFO_DISCOUNT, DM_INFO_STEP_TYPE, DM_N_INFO };
 #define DM_TASK_DEFAULTS                                                                                           \
   .destroy = dm_destroy, .env_init = dm_env_init, .env_free = dm_env_free, .physics = dm_physics, .seed = dm_seed, \
   .seed_max = UINT32_MAX, .reset = dm_reset, .step = dm_step, .render_kwargs = DM_RENDER_KWARGS,                   \
-  .reward_kind = MDVEC_KIND_FLOAT, .float_kind = MDVEC_KIND_FLOAT,                                                 \
+  .reward_kind = MDVEC_KIND_FLOAT, .float_kind = MDVEC_KIND_FLOAT, .save = dm_save, .load = dm_load,               \
   .camera = &(const mdv_camera){.draw = MDV_DRAW_DM, .camera_id = 0} /* dm_control's Physics.render, camera 0 */
 
 /*---------------------------------- Pieces of the suite -------------------------------------------*/

@@ -605,6 +605,80 @@ static void duck_step(void *env, const double *action, int action_dtype, mdv_pcg
   memcpy(e->prev_action, a, sizeof(double) * (size_t)nu);
 }
 
+/*---------------------------------- State in and out (1.4) ----------------------------------------*/
+
+/* mdvec_set_state wrote the physics and ran mj_forward: the next step must not finish a mj_step1 of the
+ * state it replaced (the reference runs whole mj_steps). The episode (t, shoves, latency queue, the last
+ * action) goes on, as the reference's does when its data.qpos/qvel are written. */
+static void duck_state_changed(void *env) {
+  mdv_duck *e = env;
+  e->stage1_ready = 0;
+}
+
+/* The episode's state, then how the env's model copy differs from the prototype (domain randomisation). */
+static void duck_save(const void *env, mdv_blob *b) {
+  const mdv_duck *e = env;
+  const mdv_duck_shared *sh = e->sh;
+  size_t nu = (size_t)sh->tm.nu, np = (size_t)sh->cfg.n_pushes, nb = (size_t)sh->tm.nbody;
+  mdv_put_i64(b, e->t);
+  mdv_put_i64(b, e->stage1_ready);
+  mdv_put_i64(b, e->latency);
+  mdv_put_i64(b, e->queue_head);
+  mdv_put_i64(b, e->push_next);
+  mdv_put_f64(b, e->init_noise);
+  mdv_put_f64(b, e->noise_scale);
+  mdv_put(b, e->push_steps, sizeof(int64_t) * np);
+  mdv_put(b, e->push_vel, sizeof(double) * 2 * np);
+  mdv_put(b, e->dr.servo, sizeof e->dr.servo);
+  mdv_put(b, e->dr.mass_scale, sizeof(double) * nb);
+  mdv_put_f64(b, e->dr.floor_friction);
+  mdv_put(b, e->qpos, sizeof(double) * nu);
+  mdv_put(b, e->qvel, sizeof(double) * nu);
+  mdv_put(b, e->queue, sizeof(double) * (size_t)sh->queue_cap * nu);
+  mdv_put(b, e->prev_action, sizeof(double) * nu);
+  mdv_put(b, e->action, sizeof(double) * nu);
+  mdv_model_diff_save(e->m, sh->tm.m, b);
+}
+
+/* Read n bytes into dst when applying, else skip them. */
+static void duck_get(mdv_blob *b, void *dst, size_t n, int apply) {
+  mdv_get(b, apply ? dst : NULL, n);
+}
+
+static void duck_load(void *env, mdv_blob *b, int apply) {
+  mdv_duck *e = env;
+  const mdv_duck_shared *sh = e->sh;
+  size_t nu = (size_t)sh->tm.nu, np = (size_t)sh->cfg.n_pushes, nb = (size_t)sh->tm.nbody;
+  int t = (int)mdv_get_range(b, 0, INT32_MAX, "the duck's step count");
+  int stage1_ready = (int)mdv_get_range(b, 0, 1, "the duck's stage1_ready");
+  int latency = (int)mdv_get_range(b, 0, sh->queue_cap, "the duck's latency");
+  int queue_head = (int)mdv_get_range(b, 0, latency > 0 ? latency - 1 : 0, "the duck's latency queue head");
+  int push_next = (int)mdv_get_range(b, 0, (int64_t)np, "the duck's next shove");
+  double init_noise = mdv_get_f64(b), noise_scale = mdv_get_f64(b);
+  if (b->bad) return;
+  if (apply) {
+    e->t = t;
+    e->stage1_ready = stage1_ready;
+    e->latency = latency;
+    e->queue_head = queue_head;
+    e->push_next = push_next;
+    e->init_noise = init_noise;
+    e->noise_scale = noise_scale;
+  }
+  duck_get(b, e->push_steps, sizeof(int64_t) * np, apply);
+  duck_get(b, e->push_vel, sizeof(double) * 2 * np, apply);
+  duck_get(b, e->dr.servo, sizeof e->dr.servo, apply);
+  duck_get(b, e->dr.mass_scale, sizeof(double) * nb, apply);
+  double floor_friction = mdv_get_f64(b);
+  if (apply && !b->bad) e->dr.floor_friction = floor_friction;
+  duck_get(b, e->qpos, sizeof(double) * nu, apply);
+  duck_get(b, e->qvel, sizeof(double) * nu, apply);
+  duck_get(b, e->queue, sizeof(double) * (size_t)sh->queue_cap * nu, apply);
+  duck_get(b, e->prev_action, sizeof(double) * nu, apply);
+  duck_get(b, e->action, sizeof(double) * nu, apply);
+  mdv_model_diff_load(e->m, sh->tm.m, b, apply);
+}
+
 /*---------------------------------- The task ------------------------------------------------------*/
 
 const mdv_task mdv_task_duck = {
@@ -630,4 +704,7 @@ const mdv_task mdv_task_duck = {
   .reference = "mdvec.reference:DuckEnv",
   .reward_kind = MDVEC_KIND_FLOAT,
   .float_kind = MDVEC_KIND_FLOAT,
+  .state_changed = duck_state_changed,
+  .save = duck_save,
+  .load = duck_load,
 };

@@ -175,6 +175,17 @@ void mk_physics(void *env, const mjModel **m, mjData **d) {
   *d = e->d;
 }
 
+void mk_save(const void *env, mdv_blob *b) {
+  const mk_env *e = env;
+  mdv_put_i64(b, e->elapsed);
+}
+
+void mk_load(void *env, mdv_blob *b, int apply) {
+  mk_env *e = env;
+  int64_t elapsed = mdv_get_range(b, 0, INT64_MAX, "TimeLimit's elapsed steps");
+  if (apply && !b->bad) e->elapsed = elapsed;
+}
+
 /*---------------------------------- Reset ---------------------------------------------------------*/
 
 void mk_reset_begin(mk_env *e) {

@@ -102,8 +102,15 @@ int mk_env_init(void *env, const void *shared, char *err, size_t err_size); /* m
 void mk_env_free(void *env);                                                /* safe on a zeroed env */
 void mk_physics(void *env, const mjModel **m, mjData **d);                  /* the model, the env's data */
 
-/* The four default members of an mdv_task initializer. */
-#define MK_TASK_DEFAULTS .destroy = mk_destroy, .env_init = mk_env_init, .env_free = mk_env_free, .physics = mk_physics
+/* The env's own state for snapshots (1.4): TimeLimit's elapsed steps (the model is shared and read-only, the
+ * scratch rewritten before each use, the physics the generic layer's). */
+void mk_save(const void *env, mdv_blob *b);
+void mk_load(void *env, mdv_blob *b, int apply);
+
+/* The default members of an mdv_task initializer. */
+#define MK_TASK_DEFAULTS                                                                                           \
+  .destroy = mk_destroy, .env_init = mk_env_init, .env_free = mk_env_free, .physics = mk_physics, .save = mk_save, \
+  .load = mk_load
 
 /*---------------------------------- Reset and step pieces -----------------------------------------*/
 
