@@ -381,7 +381,7 @@ class EnvPool(NoCopy):
         self.num_envs = num_envs
         self.batch_size = int(batch_size)
         self.threads = int(spec.threads)
-        self._first_seeds = first_seeds
+        self._first_seeds: list[int | None] | None = list(first_seeds) if first_seeds is not None else None
         config: dict[str, Any] = {
             "num_envs": num_envs,
             "batch_size": self.batch_size,
@@ -651,10 +651,11 @@ class EnvPool(NoCopy):
                 seeds = [None if s is None else int(s) for s in seed]
                 if len(seeds) != len(ids):
                     raise ValueError(f"seed: expected {len(ids)} seeds (one per env reset), got {len(seeds)}")
-        elif self._first_seeds is not None:
+        elif self._first_seeds is not None:  # make(seed=[...]): each env's seed, taken by its first reset
             seeds = [self._first_seeds[int(i)] for i in ids]
-        if env_id is None:
-            self._first_seeds = None
+        if self._first_seeds is not None:
+            for i in ids.tolist():
+                self._first_seeds[i] = None
         if self.batch_size == self.num_envs and self._in_flight == 0:  # libmdvec's synchronous reset
             mask = np.zeros(self.num_envs, bool)
             mask[ids] = True

@@ -210,6 +210,9 @@ static void check_seeded_reset(const setup *s, const char *name) {
     if (mask[i]) ok = ok && ra.reset;
   }
   CHECK_THAT(WHAT("%s: send_reset with seeds equals reset_envs with the same seeds", name), ok);
+  read_row(b, 4, &ra);
+  read_row(b, 3, &rb);
+  CHECK_THAT(WHAT("%s: resets draw from the generators (envs 3 and 4 start apart)", name), memcmp(ra.obs, rb.obs, sizeof ra.obs) != 0);
   uint64_t big = ~0ull;
   mdvec_spec_t sp = spec_of(a);
   if (sp.seed_max != ~0ull) {
@@ -437,7 +440,7 @@ static void print_overlap(void) {
 }
 
 int main(void) {
-  setup duck = {NULL, {{"episode_len", "12"}, {"push_window", "2,10"}}, 2, 0};
+  setup duck = {NULL, {{"episode_len", "12"}, {"push_window", "2,10"}, {"init_noise", "0.05"}}, 3, 0};
   check_equal_to_sync(&duck, "duck");
   check_seeded_reset(&duck, "duck");
   check_misuse(&duck, "duck");

@@ -254,17 +254,22 @@ def test_async_run_to_run_identical_at_1_and_2_threads() -> None:
 
 
 def test_seeds_honoured() -> None:
-    """make(seed=s): env i takes s + i (two envs of seed 3 and 4 equal env 0 of seeds 3 and 4); reset(seed=)
-    reseeds; a seed list gives each env its own."""
-    a = envpool.make(DUCK, num_envs=2, seed=3)
-    b = envpool.make(DUCK, num_envs=1, seed=4)
-    c = envpool.make(DUCK, num_envs=2, seed=[4, 3])
+    """make(seed=s): env i takes s + i (two envs of seed 3 are the envs of seeds 3 and 4); reset(seed=) reseeds; a
+    seed list gives each env its own, taken by its first reset (later resets go on with its generator). The
+    cart-pole swing-up's reset draws noise, so different seeds give different first observations."""
+    task = "mdvec/cartpole_swingup"
+    a = envpool.make(task, num_envs=2, seed=3)
+    b = envpool.make(task, num_envs=1, seed=4)
+    c = envpool.make(task, num_envs=2, seed=[4, 3])
     oa, _ = a.reset()
     ob, _ = b.reset()
     oc, _ = c.reset()
+    assert not np.array_equal(oa[0], oa[1])
     assert np.array_equal(oa[1], ob[0]) and np.array_equal(oc[0], oa[1]) and np.array_equal(oc[1], oa[0])
     oa2, _ = a.reset(seed=3)
     assert np.array_equal(oa2, oa)
+    oc0, _ = c.reset(np.array([0]))  # env 0's seed 4 was taken by its first reset: this one goes on
+    assert not np.array_equal(oc0[0], oc[0])
     for env in (a, b, c):
         env.close()
 
