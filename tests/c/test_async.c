@@ -212,7 +212,8 @@ static void check_seeded_reset(const setup *s, const char *name) {
   CHECK_THAT(WHAT("%s: send_reset with seeds equals reset_envs with the same seeds", name), ok);
   read_row(b, 4, &ra);
   read_row(b, 3, &rb);
-  CHECK_THAT(WHAT("%s: resets draw from the generators (envs 3 and 4 start apart)", name), memcmp(ra.obs, rb.obs, sizeof ra.obs) != 0);
+  CHECK_THAT(WHAT("%s: resets draw from the generators (envs 3 and 4 start apart)", name),
+             memcmp(ra.obs, rb.obs, sizeof ra.obs) != 0);
   uint64_t big = ~0ull;
   mdvec_spec_t sp = spec_of(a);
   if (sp.seed_max != ~0ull) {
