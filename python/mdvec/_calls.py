@@ -7,8 +7,9 @@ adapters' envs): one call at a time, a ``close()`` that waits for the call in pr
   After ``os.fork()`` the lock may have been held by a thread of the parent, which does not exist in the
   child and would never release it: in a process other than its creator's, the lock is replaced before
   anything waits on it or refuses because of it (the check costs nothing on the uncontended path).
-* ``NoCopy``: ``copy.copy``, ``copy.deepcopy`` and ``pickle`` raise TypeError saying what to do instead: a copy
-  would share the C envs and close them when it is closed or collected.
+* ``NoCopy``: ``copy.copy``, ``copy.deepcopy`` and ``pickle`` raise TypeError saying plainly that the object cannot
+  be pickled and what to do instead (``snapshot()``/``restore`` where the object has them): a copy would share the
+  C envs and close them when it is closed or collected.
 
 Core module: numpy-free, imports nothing of mdvec but the error type.
 """
@@ -97,9 +98,15 @@ class NoCopy:
     def __reduce_ex__(self, protocol: Any) -> Any:  # copy, deepcopy and pickle all come here
         if not self._holds_c_envs():
             return super().__reduce_ex__(protocol)
+        save = (
+            " To save its state or carry it into another env, take snapshot() (bytes, which pickle) and restore(blob) "
+            "it into an env made with the same arguments."
+            if callable(getattr(self, "snapshot", None)) and callable(getattr(self, "restore", None))
+            else ""
+        )
         raise TypeError(
             f"{type(self).__name__} cannot be copied or pickled: it owns C envs and worker threads, and a copy "
-            f"sharing them would close them when it is closed or collected. Instead, {self._copy_instead()}"
+            f"sharing them would close them when it is closed or collected.{save} Instead, {self._copy_instead()}"
         )
 
 

@@ -378,6 +378,7 @@ class VectorEnv(NoCopy):
         }
         self.render_mode = render_mode
         self._buf = self._env.buffers()
+        self._env_seeds = [int(seed) + i for i in range(self.num_envs)]  # each env's last seed (np_random_seed)
         self._shape = (self.num_envs, *self.single_action_space.shape)
         self._action_dtype = np.dtype(np.float32)
         self._finished = np.zeros(self.num_envs, bool)  # DISABLED: envs that must be reset before stepping
@@ -430,6 +431,21 @@ class VectorEnv(NoCopy):
 
     def _warn(self, message: str) -> None:
         warnings.warn(message, stacklevel=3)
+
+    def _closed_error(self, call: str) -> Exception:
+        """The error of a call on a closed env (here RuntimeError; Gymnasium's ClosedEnvironmentError in the
+        Gymnasium subclass)."""
+        return RuntimeError(f"{call}: mdvec: the environment is closed (after a call to close()); make a new one")
+
+    def _check_open(self, call: str) -> None:
+        if self.closed or self._env.closed:
+            raise self._closed_error(call)
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:
+        """Each env's seed, as SyncVectorEnv's np_random_seed gives its envs': seed + i from the constructor, then
+        the seed each env was last reset with (``reset(seed=...)``; a reset without one keeps it)."""
+        return tuple(self._env_seeds)
 
     def _copy_instead(self) -> str:
         return (
@@ -530,16 +546,26 @@ class VectorEnv(NoCopy):
             check_suite_seed(seed, self.num_envs, self.task, self.seed_max)
         mask = _reset_mask(options, self.num_envs)
         with self._calls.call("reset"):  # a close() from another thread waits for the results
+            self._check_open("reset")
             if is_int(seed):
                 self._seeded(int(cast(SupportsInt, seed)))  # a Python or numpy integer
             self._env.reset_envs(mask=mask, seeds=seeds)
+            if seeds is not None:
+                for i, s in enumerate(seeds):
+                    if s is not None and (mask is None or mask[i]):
+                        self._env_seeds[i] = int(s)
             reset = self._all if mask is None else mask
             self._finished[reset] = False
             return self._obs(self._buf["obs"]), self._fields(self._buf["reset_info"], None, reset)
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every env (NEXT_STEP: envs that finished last step are reset instead)."""
+        """Step every env (NEXT_STEP: envs that finished last step are reset instead). A scalar action is a
+        TypeError, as Gymnasium's vector envs raise it (they cannot iterate over it)."""
+        if np.ndim(actions) == 0:
+            raise TypeError(
+                f"actions: expected an array of shape {self._shape} (one action per env), got the scalar {actions!r}"
+            )
         if not (
             type(actions) is np.ndarray
             and actions.shape == self._shape
@@ -550,8 +576,7 @@ class VectorEnv(NoCopy):
             return self._step(actions)
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if self._env.closed:
-            raise RuntimeError("mdvec: the environment is closed")
+        self._check_open("step")
         if self.mode == "disabled" and np.count_nonzero(self._finished):
             envs = np.flatnonzero(self._finished).tolist()
             raise RuntimeError(
@@ -641,6 +666,7 @@ class VectorEnv(NoCopy):
             self._warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
             return None
         with self._calls.call("render"):  # a close() from another thread waits for the frames
+            self._check_open("render")
             if self._frames.model is None:
                 self._frames.model = render_model(self._env)  # a Control Suite task's: dm_control's own
             return tuple(self._frames.render_states(self._env, range(self.num_envs)))

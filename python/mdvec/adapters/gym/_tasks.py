@@ -103,7 +103,9 @@ def register_task(
         raise ValueError(f"env_id: expected 'namespace/Name-vN', got {env_id!r}")
     entry = TaskEntry(env_id, task, reference, dict(defaults or {}), render_fps, **details)
     name = _class_name(env_id)
-    metadata = {"render_modes": ["rgb_array"], "render_fps": entry.render_fps}
+    # a Gymnasium MuJoCo env's task renders with Gymnasium's MujocoRenderer, in its off-screen modes
+    modes = ["rgb_array", "depth_array", "rgbd_tuple"] if isinstance(reference, str) else ["rgb_array"]
+    metadata = {"render_modes": modes, "render_fps": entry.render_fps}
     env_class: type[MdvecTaskEnv] = type(
         name + "Env",
         (MdvecTaskEnv,),

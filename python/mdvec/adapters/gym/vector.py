@@ -21,6 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..._shared import render_camera
 from ...vector import VectorEnv
+from .env import closed_error
 
 if TYPE_CHECKING:
     from ._tasks import TaskEntry
@@ -32,7 +33,7 @@ _MODES = {
 }
 
 
-class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
+class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore[misc] # np_random_seed: SyncVectorEnv's tuple
     """N envs of a task in libmdvec on worker threads; the C side of ``make_vec``.
 
     ``seed``: env i starts from seed + i until ``reset(seed=...)`` reseeds it. ``threads``: worker
@@ -41,6 +42,9 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
     env). ``flat_observation``: a Control Suite task's observation as one float64 vector (dm_control's
     flatten_observation order) instead of Shimmy's Dict (``mdvec.vector``). Other keywords are task options (and
     ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
+
+    As Gymnasium's vector envs: ``np_random_seed`` is the per-env tuple SyncVectorEnv gives, ``step`` of a scalar
+    raises TypeError, and a call after ``close()`` raises ``EnvClosedError`` (Gymnasium's ClosedEnvironmentError).
     """
 
     entry: TaskEntry  # set on each registered subclass
@@ -98,6 +102,9 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):
 
     def _warn(self, message: str) -> None:
         gymnasium.logger.warn(message)
+
+    def _closed_error(self, call: str) -> Exception:
+        return closed_error(self, call)  # Gymnasium's ClosedEnvironmentError (also a RuntimeError)
 
     def close(self, **kwargs: Any) -> None:
         """Free the envs, threads and renderer (gymnasium.vector.VectorEnv.close: close_extras once)."""
