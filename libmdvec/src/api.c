@@ -419,6 +419,18 @@ static int env_init_trapped(mdvec_t *h, int i, char *why, size_t n) {
 
 #define GIB(bytes) ((double)(bytes) / (1024.0 * 1024.0 * 1024.0))
 
+/* Return the bytes of the arrays env model m0 holds itself: those it does not share with m1, another env's
+ * model of the same task (a task may let its envs' copies share large read-only arrays: textures, meshes). */
+static size_t model_own_bytes(const mjModel *m0, const mjModel *m1) {
+  MJMODEL_POINTERS_PREAMBLE(m0)
+  size_t bytes = 0;
+#define X(type, name, nr, nc) \
+  if (m0->name != m1->name) bytes += sizeof(type) * (size_t)(m0->nr) * (size_t)(nc);
+  MJMODEL_POINTERS
+#undef X
+  return bytes;
+}
+
 /* With envs 0 and 1 built, estimate what all N envs need and refuse early (MDVEC_ERR_NOMEM, message in
  * msg) when it exceeds the machine's memory or the process's address-space limit, instead of building
  * envs until an allocation fails or the kernel kills the process. Per env, what is surely touched: the
@@ -430,7 +442,7 @@ static int memory_check(mdvec_t *h, size_t *probe, char *msg, size_t n) {
   mjData *d0, *d1;
   h->task->physics(env_at(h, 0), &m0, &d0);
   h->task->physics(env_at(h, 1), &m1, &d1);
-  size_t model = m1 != m0 ? sizeof(mjModel) + (size_t)m0->nbuffer : 0;
+  size_t model = m1 != m0 ? sizeof(mjModel) + model_own_bytes(m0, m1) : 0;
   size_t touched = h->env_stride + sizeof(mjData) + (size_t)d0->nbuffer + model;
   size_t reserved = touched + (size_t)d0->narena;
   size_t envs = (size_t)h->num_envs;

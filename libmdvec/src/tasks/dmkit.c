@@ -280,7 +280,7 @@ static int is_shared_array(const char *name) {
 #define MJ_M(n) n
 
 /* The env's model: a copy of the mjModel struct whose arrays are copies of m's in one block (the copy's
- * buffer, nbuffer), except the shared_arrays, which point into m's. dm_control's Physics.reset changes
+ * buffer), except the shared_arrays, which point into m's. dm_control's Physics.reset changes
  * opt.disableflags and tasks change geom_pos, site_rgba, body_pos ... at reset: each env changes its own.
  * MuJoCo reads a model's arrays through its pointers only, so it steps such a model as a full copy. */
 static mjModel *model_copy(const mjModel *m, char *err, size_t n) {
@@ -309,8 +309,9 @@ static mjModel *model_copy(const mjModel *m, char *err, size_t n) {
   }
   MJMODEL_POINTERS
 #undef X
-  copy->buffer = block;
-  copy->nbuffer = (mjtSize)bytes;
+  copy->buffer = block; /* holds the copied arrays only (bytes); nbuffer stays m's: the size MuJoCo gives a whole
+                        * model of these sizes, which mj_sizeModel/mj_saveModel write and mj_loadModel checks (the
+                        * env's MJB, mdvec_save_model). MuJoCo reads a model's arrays through their pointers only. */
   return copy;
 }
 
