@@ -238,7 +238,18 @@ def test_a_control_suite_env_is_a_mujoco_env() -> None:
     assert isinstance(c, MujocoEnv) and isinstance(r, MujocoEnv)
     assert c.dt == r.dt == r._core.env.dt  # dm_control's control timestep
     assert not hasattr(c, "observation_structure")
+    # model and data: the env's own (its MJB loads: its model copy shares dm_control's textures), equal to
+    # dm_control's physics after the same seed and action
+    physics = r._core.env.physics
+    action = np.linspace(-0.5, 0.5, c.action_space.shape[0])
+    for env in (c, r):
+        env.reset(seed=3)
+        env.step(action)
+    assert c.model.nq == physics.model.nq and c.model.ntex == physics.model.ntex
+    for name in ("qpos", "qvel", "xpos", "ctrl"):
+        assert np.array_equal(getattr(c.data, name), getattr(physics.data, name)), name
     c.close()
+    r.close()
 
 
 # ------------------------------------------------------------------------------------------ frames
