@@ -76,3 +76,24 @@ def make_renderer(model: Any, width: int, height: int, headless_only: bool = Tru
     except Exception as exc:  # GL failures come as many types
         _failure.append(_hint(backend, exc))
         raise NoGLError(_failure[0]) from exc
+
+
+def make_context(width: int, height: int, headless_only: bool = True) -> Any:
+    """Return a current OpenGL context (mujoco's GLContext of the backend ``select_gl`` picks) for off-screen
+    frames of up to width x height, as Gymnasium's OffScreenViewer makes one; or raise NoGLError as
+    ``make_renderer`` does (a failure is remembered for the process)."""
+    for name, value in (("width", width), ("height", height)):
+        if not 0 < int(value) <= MAX_SIZE:
+            raise ValueError(f"{name}: must be in [1, {MAX_SIZE}] pixels, got {value!r}")
+    if _failure:
+        raise NoGLError(_failure[0] + " (remembered from this process's first attempt: mujoco cannot retry)")
+    backend = select_gl(headless_only)
+    try:
+        from mujoco.rendering.classic import gl_context
+
+        context = gl_context.GLContext(int(width), int(height))
+        context.make_current()
+    except Exception as exc:  # GL failures come as many types
+        _failure.append(_hint(backend, exc))
+        raise NoGLError(_failure[0]) from exc
+    return context

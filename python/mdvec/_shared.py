@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ._gl import make_renderer
 from ._mjwarn import collected
 
 SEED_LIMIT = 2**64  # seeds are unsigned 64-bit integers (numpy's PCG64(seed) for each env)
@@ -237,74 +236,260 @@ def make_entry_point(target: str, seed: int, options: dict[str, Any]) -> Any:
     return factory(**options) if getattr(factory, "gymnasium_api", False) else factory(seed=seed, **options)
 
 
-class FrameRenderer:
-    """RGB frames of one model through mujoco.Renderer, made on first use.
+GYM_RENDER_MODES = ("rgb_array", "depth_array", "rgbd_tuple")  # Gymnasium's MujocoRenderer's off-screen modes
+# the rendering keywords of a Gymnasium MuJoCo env besides render_mode, width and height (MujocoEnv.__init__'s)
+GYM_RENDER_OPTIONS = ("camera_id", "camera_name", "default_camera_config", "max_geom", "visual_options")
 
-    ``camera``: None follows body 1 (the robot's root) with a free camera; an int or a name picks a
-    camera of the model. A missing OpenGL raises RuntimeError saying how to get one; the envs
-    themselves are untouched by a failed render.
+
+def gym_render_defaults(gym_id: str) -> dict[str, Any]:
+    """The keywords Gymnasium's MuJoCo env ``gym_id`` hands its MujocoRenderer when its caller passes none, read
+    from Gymnasium at run time: the ``default_camera_config``, ``max_geom`` and ``visual_options`` defaults of the
+    class the id names (e.g. Hopper-v5's DEFAULT_CAMERA_CONFIG; InvertedDoublePendulum-v5's is None), else
+    MujocoEnv's. Raises ImportError without Gymnasium's MuJoCo envs."""
+    import inspect
+
+    import gymnasium
+    from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
+    from gymnasium.envs.registration import load_env_creator
+
+    base = inspect.signature(MujocoEnv.__init__).parameters
+    out = {key: base[key].default for key in ("default_camera_config", "max_geom", "visual_options")}
+    point = gymnasium.spec(gym_id).entry_point
+    cls: Any = load_env_creator(point) if isinstance(point, str) else point
+    own = inspect.signature(cls.__init__).parameters
+    for key in out:
+        if key in own and own[key].default is not inspect.Parameter.empty:
+            out[key] = own[key].default
+    out.update({k: v for k, v in gymnasium.spec(gym_id).kwargs.items() if k in out})  # the registration's
+    return out
+
+
+def task_frames(
+    task: str, width: int, height: int, camera: Any, options: dict[str, Any], mode: str | None = "rgb_array"
+) -> tuple[FrameRenderer, dict[str, Any]]:
+    """The FrameRenderer of a task's envs and the task options left once its rendering keywords are taken out.
+
+    A task whose reference is a Gymnasium MuJoCo env (its "reference" metadata a Gymnasium id: the v5 tasks)
+    renders as that env's MujocoRenderer does: its ``default_camera_config`` (the option, else the reference
+    class's default), ``max_geom`` and ``visual_options``; ``camera_id``/``camera_name`` (also as ``camera``: an
+    id or a name; not both); ``mode`` "rgb_array", "depth_array" or "rgbd_tuple". Those keywords are taken out of
+    ``options`` (they are no options of the C task). Any other task: FrameRenderer's own camera (``camera``; None:
+    a camera tracking body 1), "rgb_array" only."""
+    from .vecenv import is_gymnasium_id, task_meta
+
+    names = tuple((task_meta(task, "render_kwargs") or "").split(",")) if task_meta(task, "render_kwargs") else ()
+    reference = task_meta(task, "reference")
+    rest = {k: v for k, v in options.items() if k not in GYM_RENDER_OPTIONS or k not in names}
+    if not is_gymnasium_id(reference):
+        if mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: task {task!r} renders 'rgb_array' frames only, got {mode!r}")
+        return FrameRenderer(None, width, height, camera), rest
+    if mode == "human":
+        raise ValueError(
+            "render_mode: 'human' opens a window per env; mdvec's vector envs draw off-screen frames only: pass "
+            f"one of {list(GYM_RENDER_MODES)} (and show them yourself), or watch one env with "
+            f"gymnasium.make({task_meta(task, 'id')!r}, render_mode='human') where a display exists"
+        )
+    if mode not in (None, *GYM_RENDER_MODES):
+        raise ValueError(f"render_mode: expected None or one of {list(GYM_RENDER_MODES)}, got {mode!r}")
+    given = {k: options[k] for k in GYM_RENDER_OPTIONS if k in options and k in names}
+    camera = render_camera(camera, given, names)
+    config = {"reference": str(reference), **{k: v for k, v in given.items() if k not in ("camera_id", "camera_name")}}
+    return FrameRenderer(None, width, height, camera, gym=config, mode=mode or "rgb_array"), rest
+
+
+class FrameRenderer:
+    """Frames of one model's states, drawn as the task's reference draws them, made on first use.
+
+    One GL context and one mjrContext for every ``key`` (an env's index; frames equal those of a context per env,
+    byte for byte); each key has its own camera and its own mjvScene, as each reference env has its renderer:
+    both keep state from one frame to the next (a tracking camera moves a fifth of the way to its body per frame;
+    an mjvScene keeps its last camera, under which mjv_updateScene places an infinite plane, the duck's floor,
+    before it updates the camera: in a fresh scene the plane is at the origin).
+
+    Without ``gym`` (the duck, cartpole_swingup, the Control Suite): RGB frames as ``mujoco.Renderer`` draws them
+    (10000 geoms, default options, no perturbation); ``camera`` None: a camera tracking body 1 (the robot's root),
+    an int or a name: that camera of the model (-1 the free camera).
+
+    With ``gym`` (what ``task_frames`` gives for a task whose reference is a Gymnasium MuJoCo env: its id as
+    "reference", whose ``gym_render_defaults`` are read at the first frame, and the ``default_camera_config``,
+    ``max_geom``, ``visual_options`` given instead): the frames of Gymnasium's MujocoRenderer and
+    OffScreenViewer, call for call (mjv_updateScene with mjCAT_ALL, mjr_render, mjr_readPixels of RGB and depth,
+    each flipped upside down; depth the raw depth buffer, as Gymnasium 1.x returns it), in ``mode``
+    "rgb_array", "depth_array" or "rgbd_tuple" (a tuple (rgb, depth)). ``camera`` None: the free camera (as
+    MujocoRenderer with neither camera_id nor camera_name); a name: ``camera_name`` (a name the model lacks
+    gives the free camera, as Gymnasium's mj_name2id -1 does); an int: ``camera_id``. The free camera of each
+    key is set up as OffScreenViewer sets it up, from the state drawn the first time that key is drawn (lookat
+    at the median of geom_xpos, distance model.stat.extent, then the camera config), and kept.
+
+    A missing OpenGL raises NoGLError (a RuntimeError) saying how to get one; the envs themselves are untouched
+    by a failed render.
     """
 
-    def __init__(self, model: Any, width: int = 480, height: int = 480, camera: int | str | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        width: int = 480,
+        height: int = 480,
+        camera: int | str | None = None,
+        *,
+        gym: dict[str, Any] | None = None,
+        mode: str = "rgb_array",
+    ) -> None:
         for name, value in (("width", width), ("height", height)):
             if not is_int(value) or value <= 0:
                 raise ValueError(f"{name}: must be a positive integer, got {value!r}")
         if camera is not None and not isinstance(camera, str) and not is_int(camera):
             raise TypeError(f"camera: expected None, a camera id or a camera name, got {camera!r}")
+        modes = GYM_RENDER_MODES if gym is not None else ("rgb_array",)
+        if mode not in modes:
+            raise ValueError(f"mode: expected one of {list(modes)}, got {mode!r}")
         self.model, self.width, self.height, self.camera = model, int(width), int(height), camera
+        self.gym, self.mode = (dict(gym) if gym is not None else None), mode
         self.data: Any = None  # scratch MjData for render_states
-        self._renderer: Any = None
-        self._cam: Any = None
+        self._gl: Any = None  # (GL context, mjrContext, option, perturb, viewport, max_geom)
+        self._views: dict[Any, tuple[Any, Any]] = {}  # each key's (camera, scene)
+        self._camera_id = -1
 
-    def _make(self) -> None:
+    def _camera_of(self) -> int:
+        """The camera id drawn through (-1: the free camera; None camera without ``gym``: -2, tracking)."""
         import mujoco
 
         m = self.model
-        self._renderer = make_renderer(m, self.width, self.height)  # NoGLError (a RuntimeError) says what to do
+        if self.gym is not None:  # MujocoRenderer.__init__: "track", then forced to -1; a missing name gives -1
+            if self.camera is None:
+                return -1
+            if isinstance(self.camera, str):
+                return int(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, self.camera))
+            return int(self.camera)
         if self.camera is None:
-            cam = mujoco.MjvCamera()
+            return -2
+        if isinstance(self.camera, str):
+            ident = int(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, self.camera))
+            if ident < 0:
+                raise ValueError(f"camera: the model has no camera named {self.camera!r}")
+            return ident
+        if not -1 <= int(self.camera) < m.ncam:
+            raise ValueError(f"camera: id must lie in [-1, {m.ncam}), got {self.camera}")
+        return int(self.camera)
+
+    def _make(self) -> None:
+        """The GL context, mjrContext and options (Gymnasium's BaseRender.__init__, or mujoco.Renderer's)."""
+        import mujoco
+
+        from ._gl import make_context
+
+        m = self.model
+        if self.gym is not None and "reference" in self.gym:  # Gymnasium's defaults, read now (it imports GL)
+            given, self.gym = self.gym, gym_render_defaults(self.gym["reference"])
+            self.gym.update({k: given[k] for k in self.gym if k in given})
+        self._camera_id = self._camera_of()  # before any GL: a bad camera is a ValueError
+        m.vis.global_.offwidth = max(m.vis.global_.offwidth, self.width)  # as MujocoEnv and mujoco.Renderer grow it
+        m.vis.global_.offheight = max(m.vis.global_.offheight, self.height)
+        context = make_context(self.width, self.height)  # NoGLError says what to do
+        try:
+            context.make_current()
+            option = mujoco.MjvOption()
+            for flag, value in ((self.gym or {}).get("visual_options") or {}).items():
+                option.flags[flag] = value
+            con = mujoco.MjrContext(m, mujoco.mjtFontScale.mjFONTSCALE_150)
+            mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, con)
+        except Exception:
+            context.free()
+            raise
+        perturb = mujoco.MjvPerturb() if self.gym is not None else None  # mujoco.Renderer passes none
+        max_geom = int((self.gym.get("max_geom") or 1000) if self.gym is not None else 10000)
+        self._gl = (context, con, option, perturb, mujoco.MjrRect(0, 0, self.width, self.height), max_geom)
+
+    def _view(self, key: Any, data: Any) -> tuple[Any, Any]:
+        """The camera and scene of ``key``, made the first time it is drawn (from that state's geom_xpos: Gymnasium's
+        OffScreenViewer._init_camera, then MujocoRenderer._set_cam_config)."""
+        view = self._views.get(key)
+        if view is not None:
+            return view
+        import mujoco
+
+        m, cam = self.model, mujoco.MjvCamera()
+        if self.gym is not None:
+            cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+            cam.fixedcamid = -1
+            for i in range(3):
+                cam.lookat[i] = np.median(data.geom_xpos[:, i])
+            cam.distance = m.stat.extent
+            for name, value in (self.gym.get("default_camera_config") or {}).items():
+                if isinstance(value, np.ndarray):
+                    getattr(cam, name)[:] = value
+                else:
+                    setattr(cam, name, value)
+        elif self._camera_id == -2:  # a camera tracking body 1
             mujoco.mjv_defaultFreeCamera(m, cam)
             cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
             cam.trackbodyid = 1 if m.nbody > 1 else 0
             cam.distance = 2.2 * float(m.stat.extent)
             cam.elevation = -20.0
             cam.azimuth = 135.0
-            self._cam = cam
-        elif isinstance(self.camera, str):
-            ident = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, self.camera)
-            if ident < 0:
-                raise ValueError(f"camera: the model has no camera named {self.camera!r}")
-            self._cam = ident
+        elif self._camera_id == -1:  # mujoco.Renderer's free camera
+            cam.fixedcamid = -1
+            cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+            mujoco.mjv_defaultFreeCamera(m, cam)
         else:
-            if not -1 <= int(self.camera) < m.ncam:
-                raise ValueError(f"camera: id must lie in [-1, {m.ncam}), got {self.camera}")
-            self._cam = int(self.camera)
+            cam.fixedcamid = self._camera_id
+            cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+        view = self._views[key] = (cam, mujoco.MjvScene(m, self._gl[5]))
+        return view
 
-    def render(self, data: Any) -> np.ndarray:
-        """Return an (height, width, 3) uint8 frame of data (already forwarded)."""
-        if self._renderer is None:
+    def render(self, data: Any, key: Any = 0) -> Any:
+        """Return a frame of data (already forwarded) drawn through the camera and scene of ``key``: an (height,
+        width, 3) uint8 RGB frame, or with ``gym`` the ``mode``'s (depth (height, width) float32, or the tuple
+        (rgb, depth)), flipped views as Gymnasium's OffScreenViewer returns them."""
+        import mujoco
+
+        if self._gl is None:
             self._make()
-        self._renderer.update_scene(data, camera=self._cam)
-        return self._renderer.render().copy()
+        context, con, option, perturb, viewport, _ = self._gl
+        cam, scene = self._view(key, data)
+        if self.gym is not None:  # OffScreenViewer.render(mode, camera_id)
+            cam.type = mujoco.mjtCamera.mjCAMERA_FREE if self._camera_id == -1 else mujoco.mjtCamera.mjCAMERA_FIXED
+            cam.fixedcamid = self._camera_id
+        context.make_current()
+        mujoco.mjv_updateScene(self.model, data, option, perturb, cam, mujoco.mjtCatBit.mjCAT_ALL, scene)
+        mujoco.mjr_render(viewport, scene, con)
+        rgb = np.zeros(3 * self.width * self.height, dtype=np.uint8)
+        depth = np.zeros(self.width * self.height, dtype=np.float32) if self.gym is not None else None
+        mujoco.mjr_readPixels(rgb, depth, viewport, con)
+        rgb_img = rgb.reshape((self.height, self.width, 3))[::-1, :]  # GL's rows are bottom first
+        if self.gym is None:
+            return np.ascontiguousarray(rgb_img)
+        assert depth is not None
+        depth_img = depth.reshape((self.height, self.width))[::-1, :]
+        if self.mode == "rgb_array":
+            return rgb_img
+        if self.mode == "depth_array":
+            return depth_img
+        return rgb_img, depth_img
 
-    def render_states(self, venv: Any, indices: Any) -> list[np.ndarray]:
-        """Return one frame per env index of an ``mdvec.VecEnv`` (its state drawn on a model of its MJCF)."""
+    def render_states(self, venv: Any, indices: Any) -> list[Any]:
+        """Return one frame per env index of an ``mdvec.VecEnv``: env i's whole mjData (``copy_data``) drawn on a
+        model of its MJCF through env i's own camera and scene. The C env's mjData is its reference's after the
+        same calls, kinematics included: Gymnasium's MujocoEnv and the cart-pole's reference end a step with
+        mj_step, whose positions are those of the last substep's start, which mj_forward of the state would move
+        (their frames then differ)."""
         import mujoco
 
         if self.model is None:
             self.model = load_model(venv)
         if self.data is None:
             self.data = mujoco.MjData(self.model)
-        sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
         frames = []
         for i in indices:
-            mujoco.mj_setState(self.model, self.data, np.asarray(venv.get_state(int(i), sig), np.float64), sig)
-            mujoco.mj_forward(self.model, self.data)
-            frames.append(self.render(self.data))
+            venv.copy_data(int(i), self.data)
+            frames.append(self.render(self.data, int(i)))
         return frames
 
     def close(self) -> None:
         """Free the GL context."""
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        gl, self._gl = self._gl, None
+        self._views.clear()
+        if gl is not None:
+            gl[1].free()
+            gl[0].free()

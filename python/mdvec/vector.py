@@ -36,6 +36,7 @@ import numpy as np
 
 from ._calls import CallLock, NoCopy, close_envs
 from ._shared import (
+    GYM_RENDER_MODES,
     RESET,
     STEP,
     FrameRenderer,
@@ -45,6 +46,7 @@ from ._shared import (
     is_int,
     load_model,
     make_entry_point,
+    task_frames,
     vector_seeds,
 )
 from ._shared import reset_mask as _reset_mask
@@ -275,8 +277,12 @@ class VectorEnv(NoCopy):
 
     ``seed``: env i starts from seed + i until ``reset(seed=...)`` reseeds it. ``threads``: worker threads
     (None: the library's choice). ``autoreset_mode``: "next_step" (default, as Gymnasium), "same_step" or
-    "disabled" (or Gymnasium's AutoresetMode). ``render_mode`` None or "rgb_array" (one frame per env;
-    ``camera`` None: a camera tracking body 1, or, for a Control Suite task, the model's camera 0).
+    "disabled" (or Gymnasium's AutoresetMode). ``render_mode`` None or "rgb_array" (``render()``: a tuple of one
+    frame per env, as SyncVectorEnv's); a task whose reference is a Gymnasium MuJoCo env (the v5 tasks) renders
+    as N of those envs do under SyncVectorEnv, frame for frame (``mdvec._shared.task_frames``: its camera config,
+    ``default_camera_config``, ``camera_id``/``camera_name``, ``max_geom``, ``visual_options``; also
+    "depth_array" and "rgbd_tuple"); other tasks' ``camera`` None is a camera tracking body 1, or, for a Control
+    Suite task, the model's camera 0.
     ``flat_observation``: a Control Suite task's observation as one float64 vector in dm_control's
     flatten_observation order instead of Shimmy's dict (see the module docstring; other tasks' observation is
     one vector either way). Other keywords are task options (``mdvec.task_options(task)``).
@@ -310,13 +316,17 @@ class VectorEnv(NoCopy):
         from .vecenv import VecEnv, task_meta
 
         self._calls = CallLock()  # every call holds it; close() waits for it
-        if render_mode is not None and render_mode != "rgb_array":
-            raise ValueError(f"render_mode: expected None or 'rgb_array', got {render_mode!r}")
         if not isinstance(flat_observation, (bool, np.bool_)):
             raise TypeError(f"flat_observation: expected True or False, got {flat_observation!r}")
         mode = autoreset_name(autoreset_mode)
         suite = is_suite_task(task) if isinstance(task, str) else False
-        self._frames = FrameRenderer(None, width, height, 0 if camera is None and suite else camera)
+        # frames as the task's reference draws them (a Gymnasium MuJoCo env's: its MujocoRenderer's camera and modes);
+        # its rendering keywords (default_camera_config, camera_id, ...) are taken out of the task options
+        render_camera_ = 0 if camera is None and suite else camera
+        if isinstance(task, str):
+            self._frames, options = task_frames(task, width, height, render_camera_, options, render_mode)
+        else:
+            self._frames = FrameRenderer(None, width, height, render_camera_)
         if obs_mode != "state":  # frames drawn by the library on its threads (mdvec._pixels)
             options = {**options, "obs_mode": obs_mode, "width": width, "height": height, "camera": camera}
             options["frame_stack"] = frame_stack
@@ -372,7 +382,7 @@ class VectorEnv(NoCopy):
         self.observation_space = self._batch(self.single_observation_space)
         self.action_space = self._batch(self.single_action_space)
         self.metadata = {
-            "render_modes": ["rgb_array"],
+            "render_modes": list(GYM_RENDER_MODES) if self._frames.gym is not None else ["rgb_array"],
             "render_fps": self.render_fps or spec.render_fps,
             "autoreset_mode": self._mode_value(mode),
         }
@@ -661,7 +671,7 @@ class VectorEnv(NoCopy):
 
     # ---------------------------------------------------------------- render
     def render(self) -> tuple[np.ndarray, ...] | None:
-        """Return one RGB frame per env (render_mode="rgb_array"), as SyncVectorEnv does."""
+        """Return one frame per env (of render_mode), as SyncVectorEnv does: a tuple."""
         if self.render_mode is None:
             self._warn("render: the env was made without render_mode; pass render_mode='rgb_array'")
             return None

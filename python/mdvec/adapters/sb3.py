@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a venv without sta
     ) from exc
 
 from .._calls import CallLock, NoCopy, close_envs
-from .._shared import RESET, STEP, FrameRenderer, as_actions, check_seed, field_dtype, info_keys, render_camera
+from .._shared import RESET, STEP, as_actions, check_seed, field_dtype, info_keys, task_frames
 from ..vecenv import VecEnv
 from ..vector import (
     SNAPSHOT_MAGIC,
@@ -58,8 +58,9 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
     """N envs of an mdvec task in C behind SB3's VecEnv API (SAME_STEP autoreset, as SB3 expects).
 
     ``seed``: env i starts from seed + i; ``seed(s)`` reseeds env i with s + i at the next
-    ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames;
-    ``camera`` None: a camera tracking body 1, or a Control Suite task's camera 0). ``flat_observation``: a
+    ``reset()`` (SB3's rule). ``render_mode``: None or "rgb_array" (``render()`` tiles the frames; a Gymnasium
+    task's frames are DummyVecEnv's over the reference env, ``mdvec._shared.task_frames``; other tasks' ``camera``
+    None: a camera tracking body 1, or a Control Suite task's camera 0). ``flat_observation``: a
     Control Suite task's observation as one float64 vector instead of a Dict (see the module docstring).
     Other keywords are task options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
 
@@ -95,10 +96,11 @@ class MdvecSB3VecEnv(NoCopy, _SB3VecEnv):
         from .gym import TASKS
 
         entry = next((e for e in TASKS.values() if e.task == task), None)
-        if entry is not None:  # Gymnasium's camera_name / camera_id (not both, as Gymnasium)
-            camera = render_camera(camera, task_options, entry.render_kwargs)
-        self._frames = FrameRenderer(None, width, height, camera)
-        options = entry.task_options(task_options) if entry is not None else task_options
+        # the frames the reference draws (task_frames: a Gymnasium task's MujocoRenderer, with its camera_name or
+        # camera_id, not both, and default_camera_config), its rendering keywords out of the task options
+        self._frames, options = task_frames(task, width, height, camera, task_options)
+        if entry is not None:
+            options = entry.task_options(options)
         self._env = VecEnv(num_envs, seed=seed, threads=threads, task=task, autoreset_mode="same_step", **options)
         spec = self._env.spec
         self.spec_ = spec

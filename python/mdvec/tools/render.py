@@ -8,6 +8,11 @@ On a task other than the duck (``--env``, default: the one the policy was traine
 on one C env and each frame draws its state on its model: the MJCF file it loaded (a Gymnasium task's
 ``xml_file``), or, for a model built into the library as an MJCF string (``cartpole_swingup``), its
 Python reference's model, the same MJCF; the caption shows the task, policy, episode, time and return.
+A Gymnasium task is drawn as ``gymnasium.make(id, render_mode="rgb_array")`` draws it (the renderer of
+mdvec's Gymnasium envs, ``mdvec._shared.task_frames``: Gymnasium's MujocoRenderer with the task's
+DEFAULT_CAMERA_CONFIG, the C env's whole mjData): with ``--no-caption`` each frame equals the reference's.
+By default an MP4 has a frame per step, played at the task's ``render_fps`` (round(1 / dt), as Gymnasium's
+RecordVideo writes it), and a GIF 25 frames per second (browsers slow GIF frames shorter than 20 ms down).
 A Control Suite task (``cheetah-run``) is drawn on dm_control's own model of the task (the suite edits some
 models after reading their XML) through the model's camera 0 (``--camera``: another id or a camera's name),
 and its policy takes the flat observation (dm_control's flatten_observation order), as ``train`` trains it.
@@ -48,6 +53,7 @@ from ._args import SEED_MAX, ArgumentRefused, Parser, add_task_option, int_in, p
 from ._args import writable_file as writable_file_arg
 
 ARROW_M_PER_MPS = 0.25  # arrow length per unit shove speed
+GIF_FPS = 25  # a GIF's default frames per second (browsers play GIF frames of less than 20 ms slower)
 SHOW_STEPS = 25  # steps an arrow stays (0.5 s at 50 Hz)
 FLASH_STEPS = 4  # steps the border flashes
 
@@ -100,48 +106,54 @@ def render_task_episodes(
     episodes: int = 1,
     width: int = 320,
     height: int = 240,
-    fps: int = 25,
+    fps: float | None = None,
     options: dict[str, Any] | None = None,
     camera: int | str | None = None,
+    caption: bool = True,
 ) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes of a task other than the duck on one C env (seeded once with seed, episodes back to back)
     and return (PIL frames drawn from its state every few steps, stats); a caption names the policy,
     the episode, the time and the return so far. ``policy`` None: all-zero actions. The state is drawn on
     the model ``mdvec.vector.render_model`` gives: the MJCF file the env loaded, else (a model built into the
     library as a string) its Python reference's model; a Control Suite task's is dm_control's own. ``camera``:
-    None tracks body 1 (a Control Suite task: its camera 0), else a camera id or name of the model."""
+    None tracks body 1 (a Control Suite task: its camera 0), else a camera id or name of the model; a Gymnasium
+    task is drawn as its reference draws it (``task_frames``: None is its default camera, a name camera_name, an
+    id camera_id). ``fps``: frames per second of simulated time (None: the task's render_fps, a frame per step).
+    ``caption`` False: the frames as drawn, no text."""
     from PIL import Image, ImageDraw
 
-    from .._shared import FrameRenderer
+    from .._shared import task_frames
     from ..vecenv import VecEnv
     from ..vector import is_suite_task, render_model
 
     if camera is None and is_suite_task(env):
         camera = 0  # the model's first camera, as dm_control's videos use
-    with VecEnv(1, task=env, autoreset_mode="disabled", **(options or {})) as venv:
-        model = render_model(venv)  # drawn on: its MJCF file, its reference's model, or dm_control's
-        frames_of = FrameRenderer(model, width, height, camera)
+    frames_of, options = task_frames(env, width, height, camera, dict(options or {}))  # the reference's renderer
+    with VecEnv(1, task=env, autoreset_mode="disabled", **options) as venv:
+        frames_of.model = render_model(venv)  # drawn on: its MJCF file, its reference's model, or dm_control's
         b = venv.buffers()
         if policy is None:
             zeros = np.zeros((1, venv.nu), dtype=np.float32)
             policy = lambda obs: zeros  # noqa: E731
         dt = venv.spec.dt  # seconds of simulated time per env step (the task's frame skip included)
-        stride = max(1, round(1.0 / (fps * dt)))
+        stride = max(1, round(1.0 / ((fps or venv.spec.render_fps) * dt)))
         font = _font(max(10, height // 22))
         frames: list[Any] = []
-        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": 1.0 / (stride * dt), "source": "mdvec"}
+        shown = venv.spec.render_fps if fps is None else 1.0 / (stride * dt)  # None: RecordVideo's, the metadata's
+        stats: dict[str, Any] = {"episodes": [], "steps": 0, "fps": shown, "source": "mdvec"}
         for ep in range(episodes):
             venv.reset_envs(seeds=[seed] if ep == 0 else None)
             ret, t, done, terminated = 0.0, 0, False, False
             while not done:
                 if t % stride == 0:
-                    img = Image.fromarray(frames_of.render_states(venv, [0])[0])
-                    ImageDraw.Draw(img).text(
-                        (6, 4),
-                        f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  return {ret:.1f}",
-                        fill=(255, 255, 255),
-                        font=font,
-                    )
+                    img = Image.fromarray(np.ascontiguousarray(frames_of.render_states(venv, [0])[0]))
+                    if caption:
+                        ImageDraw.Draw(img).text(
+                            (6, 4),
+                            f"{env}  {policy_name}  episode {ep + 1}  t={t * dt:.2f} s  return {ret:.1f}",
+                            fill=(255, 255, 255),
+                            font=font,
+                        )
                     frames.append(img)
                 venv.step_into_buffers(np.asarray(policy(b["obs"].copy()), dtype=np.float32))
                 ret += float(b["reward"][0])
@@ -160,15 +172,18 @@ def render_episodes(
     episodes: int = 1,
     width: int = 320,
     height: int = 240,
-    fps: int = 25,
+    fps: float | None = None,
     variant: str = "default",
     task: dict[str, Any] | None = None,
     source: str = "mdvec",
+    caption: bool = True,
 ) -> tuple[list[Any], dict[str, Any]]:
     """Run episodes and return (PIL frames, stats); ``policy`` maps obs (1, 48) to actions (1, 14).
 
     ``source``: "mdvec" draws the C env's state (the reference steps alongside, checked equal),
-    "reference" draws the reference env's state.
+    "reference" draws the reference env's state. ``fps``: frames per second of simulated time (None: the
+    task's render_fps, round(1 / dt): a frame per step). ``caption`` False: no text drawn (the shove arrows
+    and the border's flash stay).
     """
     import mujoco
     from PIL import Image, ImageDraw
@@ -185,7 +200,7 @@ def render_episodes(
         raise ValueError(f"source: choose mdvec or reference, got {source!r}")
     model = cstate.model if cstate else env.model
     dt = env.model.opt.timestep * env.cfg.substeps
-    stride = max(1, round(1.0 / (fps * dt)))
+    stride = max(1, round(1.0 / ((fps or round(1.0 / dt)) * dt)))
     renderer = make_renderer(model, width, height, headless_only=False)  # the CLI: EGL unless MUJOCO_GL says
     cam = mujoco.MjvCamera()
     cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
@@ -198,7 +213,7 @@ def render_episodes(
     stats: dict[str, Any] = {
         "episodes": [],
         "frame_stride_steps": stride,
-        "fps": 1.0 / (stride * dt),
+        "fps": round(1.0 / dt) if fps is None else 1.0 / (stride * dt),  # None: the task's render_fps
         "source": source,
         "steps": 0,
         "c_equal_steps": 0,
@@ -241,9 +256,10 @@ def render_episodes(
                     _add_arrow(renderer.scene, trunk, vel)
                 img = Image.fromarray(renderer.render())
                 draw = ImageDraw.Draw(img)
-                caption = f"{policy_name}  seed {seed}  ep {ep + 1}/{episodes}  t {t * dt:4.2f}s  return {total:6.1f}"
-                draw.text((5, 4), caption, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=(0, 0, 0))
-                if active:
+                text = f"{policy_name}  seed {seed}  ep {ep + 1}/{episodes}  t {t * dt:4.2f}s  return {total:6.1f}"
+                if caption:
+                    draw.text((5, 4), text, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=(0, 0, 0))
+                if active and caption:
                     speed = max(float(np.hypot(*v)) for _, v in active)
                     draw.text(
                         (5, 4 + small.size + 4),
@@ -254,7 +270,7 @@ def render_episodes(
                         stroke_fill=(0, 0, 0),
                     )
                     _compass(draw, renderer.scene.camera[0], [v for _, v in active], width, small)
-                if t > 0 and info["fallen"]:
+                if t > 0 and info["fallen"] and caption:
                     draw.text(
                         (5, height - font.size - 8),
                         "FALLEN",
@@ -430,7 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_camera,
         default=None,
         help="a task other than the duck: the model's camera to draw through, an id or a name (default: a "
-        "camera tracking the body, or a Control Suite task's camera 0)",
+        "Gymnasium task's reference camera, its DEFAULT_CAMERA_CONFIG; a Control Suite task's camera 0; else a "
+        "camera tracking the body)",
     )
     p.add_argument("--episodes", type=positive_int, default=1, help="episodes, back to back (default %(default)s)")
     p.add_argument("--width", type=int_in(1, 8192), default=320, help="pixels, in [1, 8192] (default %(default)s)")
@@ -438,8 +455,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fps",
         type=positive_int,
-        default=25,
-        help="frames per second of sim time, played in real time (default %(default)s: every 2nd 50 Hz control step)",
+        default=None,
+        help="frames per second of sim time, played in real time (default: an .mp4 the task's render_fps, "
+        "round(1 / dt): a frame per step, as Gymnasium's RecordVideo; a .gif 25, as browsers slow GIF frames "
+        "shorter than 20 ms down)",
+    )
+    p.add_argument(
+        "--no-caption",
+        dest="caption",
+        action="store_false",
+        help="draw no text on the frames (a Gymnasium task's frames are then its reference's, byte for byte)",
     )
     p.add_argument(
         "-o",
@@ -476,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = Path(args.out)
         ffmpeg = video_writer(out)  # before any frame is drawn
+        fps = args.fps or (None if out.suffix.lower() == ".mp4" else GIF_FPS)  # None: the task's render_fps
         trained = args.policy != "hold-pose"
         saved, env, task = policy_setup(args.policy, args.env, args.option)
         variant = args.variant or (saved.variant if saved else "default")
@@ -492,13 +518,33 @@ def main(argv: list[str] | None = None) -> int:
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "hold-pose"
             source = args.source if args.source != "auto" else "mdvec" if c_env_available() else "reference"
             frames, stats = render_episodes(
-                policy, name, args.seed, args.episodes, args.width, args.height, args.fps, variant, task, source
+                policy,
+                name,
+                args.seed,
+                args.episodes,
+                args.width,
+                args.height,
+                fps,
+                variant,
+                task,
+                source,
+                args.caption,
             )
         else:
             task_policy = load_policy(args.policy) if trained else None  # None: zero actions
             name = Path(args.policy).parent.name + "/" + Path(args.policy).stem if trained else "zero actions"
             frames, stats = render_task_episodes(
-                task_policy, name, env, args.seed, args.episodes, args.width, args.height, args.fps, task, args.camera
+                task_policy,
+                name,
+                env,
+                args.seed,
+                args.episodes,
+                args.width,
+                args.height,
+                fps,
+                task,
+                args.camera,
+                args.caption,
             )
         write_video(frames, out, stats["fps"], ffmpeg)
     except NoGLError as exc:

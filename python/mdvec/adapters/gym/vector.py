@@ -38,10 +38,12 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore[mis
 
     ``seed``: env i starts from seed + i until ``reset(seed=...)`` reseeds it. ``threads``: worker
     threads (None: libmdvec's choice). ``autoreset_mode``: AutoresetMode (default NEXT_STEP, as
-    Gymnasium) or its name. ``render_mode`` None or "rgb_array" (``render()`` returns one frame per
-    env). ``flat_observation``: a Control Suite task's observation as one float64 vector (dm_control's
-    flatten_observation order) instead of Shimmy's Dict (``mdvec.vector``). Other keywords are task options (and
-    ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
+    Gymnasium) or its name. ``render_mode`` None, "rgb_array", "depth_array" or "rgbd_tuple" (``render()``: a
+    tuple of one frame per env, those of Gymnasium's SyncVectorEnv over the reference env; the reference's
+    rendering keywords too: ``camera_id``, ``camera_name``, ``default_camera_config``, ``max_geom``,
+    ``visual_options``). ``flat_observation``: a Control Suite task's observation as one float64 vector
+    (dm_control's flatten_observation order) instead of Shimmy's Dict (``mdvec.vector``). Other keywords are task
+    options (and ``mdvec.VecEnv`` keywords such as ``allow_overcommit``).
 
     As Gymnasium's vector envs: ``np_random_seed`` is the per-env tuple SyncVectorEnv gives, ``step`` of a scalar
     raises TypeError, and a call after ``close()`` raises ``EnvClosedError`` (Gymnasium's ClosedEnvironmentError).
@@ -81,9 +83,16 @@ class MdvecVectorEnv(VectorEnv, gymnasium.vector.VectorEnv):  # type: ignore[mis
             height,
             camera,
             flat_observation,
-            **self.entry.task_options(options),
+            **self._options(options),
         )
         self.task_options = dict(options)
+
+    def _options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The task options and the reference's rendering keywords the core's renderer takes (camera config,
+        max_geom, visual_options; camera_id and camera_name went into ``camera``)."""
+        keep = ("default_camera_config", "max_geom", "visual_options")
+        drawn = {k: options[k] for k in keep if k in options and k in self.entry.render_kwargs}
+        return {**self.entry.task_options(options), **drawn}
 
     def _space(self, low: np.ndarray, high: np.ndarray, dtype: Any) -> Any:
         return gymnasium.spaces.Box(np.asarray(low, dtype), np.asarray(high, dtype), np.shape(low), np.dtype(dtype))
