@@ -479,3 +479,43 @@ def test_render_command_draws_the_references_frames(
         ref.close()
     assert len(frames) == STEPS
     assert all(same(np.asarray(a), b) for a, b in zip(frames, theirs))
+
+
+# ------------------------------------------------------------------------------------------- the contract
+def test_contract_counts_frames_like_values(shared_gl: None) -> None:
+    """``python -m mdvec contract --frames``: a task's frames case compares every frame of its vector and single
+    env with the reference's and counts equal bytes."""
+    from mdvec.tools import contract
+
+    (case,) = contract.frames_cases("InvertedPendulum-v5", quick=True)
+    result = contract.run_case(case)
+    assert not result.skipped and result.identical, result.first_mismatch
+    rounds = 1 + 3 + 1  # the reset, 3 steps, a set_state
+    assert result.frames == result.frames_identical == rounds * (case.num_envs + 1)
+    per_frame = contract.FRAME_WIDTH * contract.FRAME_HEIGHT * (3 + 4)  # rgb uint8 and depth float32
+    assert result.frame_bytes == result.frame_bytes_identical == result.frames * per_frame
+    table = contract.task_table([result.as_dict()])["InvertedPendulum-v5"]
+    assert (table["frames"], table["frame_bytes_identical"]) == (result.frames, result.frame_bytes)
+
+
+def test_contract_counts_differing_bytes() -> None:
+    from mdvec.tools import contract
+
+    rgb, depth = np.zeros((4, 5, 3), np.uint8), np.ones((4, 5), np.float32)
+    result = contract.Result("x", "Hopper-v5")
+    contract.count_frame(result, (rgb, depth), (rgb.copy(), depth.copy()), "a")
+    moved = rgb.copy()
+    moved[1, 2] = 7
+    contract.count_frame(result, (rgb, depth), (moved, depth), "b")
+    contract.count_frame(result, rgb, rgb.astype(np.int16), "c")  # another dtype: every byte differs
+    assert (result.frames, result.frames_identical) == (3, 1)
+    assert result.frame_bytes == 2 * (60 + 80) + 60
+    assert result.frame_bytes_identical == 140 + 137 + 0
+    assert result.first_mismatch == "b: 3 of 140 bytes differ" and not result.identical
+
+
+def test_contract_frames_of_the_control_suite_are_skipped_with_the_reason() -> None:
+    from mdvec.tools import contract
+
+    (case,) = contract.frames_cases("cheetah-run", quick=True)
+    assert "Physics.render" in contract.run_case(case).skipped

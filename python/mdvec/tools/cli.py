@@ -19,7 +19,7 @@ def _contract(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"python -m mdvec contract: {exc}", file=sys.stderr)
         return 2
-    cases = contract.default_cases(quick=args.quick, tasks=tasks)
+    cases = contract.default_cases(quick=args.quick, tasks=tasks, frames=args.frames)
     t0 = time.perf_counter()
     print(
         f"equality contract: {len(cases)} cases of {len(tasks)} task{'s' if len(tasks) > 1 else ''}, "
@@ -67,6 +67,19 @@ def _contract(args: argparse.Namespace) -> int:
                 f"{name:26s} {row['cases']:5d} {row['episodes']:8d} {row['values']:15d} {row['values_identical']:13d} "
                 f"{row['mismatches']:10d}  {status}"
             )
+    if args.frames:
+        print()
+        print(f"{'frames':26s} {'compared':>8s} {'equal':>8s} {'bytes compared':>15s} {'bytes equal':>13s}  status")
+        for name, row in table["tasks"].items():
+            if row["cases_run"] == 0 or not row["frames"]:
+                why = "skipped: " + row["skipped"] if row["skipped"] else "no frames compared"
+                print(f"{name:26s} {'-':>8s} {'-':>8s} {'-':>15s} {'-':>13s}  {why}")
+                continue
+            same = row["frames"] == row["frames_identical"] and row["frame_bytes"] == row["frame_bytes_identical"]
+            print(
+                f"{name:26s} {row['frames']:8d} {row['frames_identical']:8d} {row['frame_bytes']:15d} "
+                f"{row['frame_bytes_identical']:13d}  {'EQUAL' if same else 'NOT EQUAL'}"
+            )
     t = table["total"]
     table["total"]["seconds"] = round(seconds, 2)
     pct = 100.0 * t["obs_identical"] / max(t["observations"], 1)
@@ -79,6 +92,11 @@ def _contract(args: argparse.Namespace) -> int:
         f"       {t['values_identical']}/{t['values']} values bit-identical; {t['passed']} of {t['cases']} cases "
         f"passed, {t['skipped']} skipped; {seconds:.1f} s"
     )
+    if args.frames:
+        print(
+            f"       {t['frames_identical']}/{t['frames']} frames and {t['frame_bytes_identical']}/{t['frame_bytes']} "
+            "bytes equal to the reference's"
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)  # checked when parsed: it can be made
         args.json.write_text(json.dumps(table, indent=2))
@@ -207,6 +225,13 @@ def main(argv: list[str] | None = None) -> int:
         help="only these tasks (repeatable or a comma list), by name or id: mdvec.task_names() lists them",
     )
     p.add_argument("--json", type=writable_file, default=None, help="write the table here (a JSON file)")
+    p.add_argument(
+        "--frames",
+        action="store_true",
+        help="also compare each task's rendered frames with its reference's, byte for byte (64 x 48, vector and "
+        "single env; a v5 task in rgbd_tuple against Gymnasium's, the duck and cart-pole against their Python "
+        "reference); needs OpenGL (EGL headless)",
+    )
     p.set_defaults(func=_contract)
     for name, text in FORWARDED.items():  # each has its own argparse (and -h): the rest goes to it untouched
         p = sub.add_parser(name, help=text, add_help=False)

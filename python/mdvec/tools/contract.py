@@ -83,6 +83,10 @@ class Result:
     values: int = 0  # scalar values compared: obs elements, rewards, flags, info values (masks, dtypes included)
     values_identical: int = 0  # of which bit-identical (same dtype/type, same bits)
     skipped: str = ""  # why the case did not run (e.g. gymnasium missing); a skipped case has not passed
+    frames: int = 0  # kind "frames": rendered frames compared (an rgbd_tuple is one frame)
+    frames_identical: int = 0  # of which every byte equal (same dtype and shape)
+    frame_bytes: int = 0  # bytes of the reference's frames compared
+    frame_bytes_identical: int = 0  # of which equal
 
     @property
     def identical(self) -> bool:
@@ -92,6 +96,8 @@ class Result:
             and self.flag_mismatches == 0
             and self.info_mismatches == 0
             and self.values_identical == self.values
+            and self.frames_identical == self.frames
+            and self.frame_bytes_identical == self.frame_bytes
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -280,7 +286,9 @@ def run_case(case: Case) -> Result:
 
 def _play(case: Case, result: Result) -> None:
     """Run the case's comparison into result."""
-    if case.kind == "v5":
+    if case.kind == "frames":
+        _frames(case, result)
+    elif case.kind == "v5":
         result.skipped = v5_unavailable()
         if not result.skipped and is_dm_task(case.task) and importlib.util.find_spec("dm_control") is None:
             result.skipped = "dm_control is not installed (pip install dm-control): the Control Suite's reference"
@@ -327,13 +335,15 @@ def select_tasks(names: list[str] | None) -> list[str]:
     return [t for t in TASKS if t in chosen]
 
 
-def default_cases(quick: bool = False, tasks: list[str] | None = None) -> list[Case]:
+def default_cases(quick: bool = False, tasks: list[str] | None = None, frames: bool = False) -> list[Case]:
     """Return the cases of the report for ``tasks`` (names of TASKS; None: all): for the duck every
     reward, feature and variant, its Gymnasium/SB3 adapters and the real duck if present; for each
-    Gymnasium MuJoCo v5 task its make_vec case in NEXT_STEP and SAME_STEP (see v5_cases)."""
+    Gymnasium MuJoCo v5 task its make_vec case in NEXT_STEP and SAME_STEP (see v5_cases); with ``frames``
+    each task's rendered frames too (``frames_cases``)."""
     tasks = select_tasks(tasks)
     cases = _duck_cases(quick) if DUCK in tasks else []
-    return cases + [c for t in tasks if t != DUCK for c in v5_cases(t, quick)]
+    cases += [c for t in tasks if t != DUCK for c in v5_cases(t, quick)]
+    return cases + ([c for t in tasks for c in frames_cases(t, quick)] if frames else [])
 
 
 def _duck_cases(quick: bool) -> list[Case]:
@@ -394,6 +404,10 @@ def report(cases: list[Case], progress: Any = None) -> dict[str, Any]:
         "info_mismatches",
         "values",
         "values_identical",
+        "frames",
+        "frames_identical",
+        "frame_bytes",
+        "frame_bytes_identical",
     )
     total: dict[str, Any] = {k: sum(r[k] for r in rows) for k in keys}
     total["identical"] = all(r["identical"] for r in rows)
@@ -446,6 +460,10 @@ def task_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "values": values,
             "values_identical": same,
             "mismatches": values - same + extra,
+            "frames": sum(r["frames"] for r in ran),
+            "frames_identical": sum(r["frames_identical"] for r in ran),
+            "frame_bytes": sum(r["frame_bytes"] for r in ran),
+            "frame_bytes_identical": sum(r["frame_bytes_identical"] for r in ran),
             "skipped": "; ".join(reasons),
             "proven": proven,
             "passed": bool(ran) and len(ran) == len(mine) and all(r["identical"] for r in ran) and proven,
@@ -988,3 +1006,120 @@ def _v5_vector(case: Case, result: Result) -> None:
     finally:
         ref.close()
         got.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# Frames (--frames): what each task's envs render against what its reference renders, byte for byte.
+FRAME_WIDTH, FRAME_HEIGHT = 64, 48
+
+
+def frames_cases(task: str, quick: bool = False) -> list[Case]:
+    """The frames case of a task: its vector env (2 envs) and single env against the reference's, after a seeded
+    reset, each of 3 (quick) or 10 random steps and, for a v5 task, a set_state."""
+    steps = {"steps": 3 if quick else 10}
+    return [Case(f"{task} frames", steps, 1, seed=17, num_envs=2, kind="frames", task=task, threads=2)]
+
+
+def frames_unavailable(task: str) -> str:
+    """Why a task's frames cannot be compared here ("" when they can)."""
+    if is_dm_task(task):
+        return (
+            "a Control Suite task's frames are not compared here (its pixel observations are checked against "
+            "dm_control's Physics.render by tests/py/test_pixels.py)"
+        )
+    why = v5_unavailable() if task != DUCK else gymnasium_mujoco_unavailable()
+    if why:
+        return why
+    from .._gl import NoGLError, make_context
+
+    try:
+        make_context(1, 1).free()
+    except NoGLError as exc:
+        return f"no OpenGL context can be made here: {exc}"
+    return ""
+
+
+def count_frame(result: Result, ref: Any, got: Any, where: str) -> None:
+    """Add one frame (an array, or a tuple of arrays: one rgbd frame) to result's frame counts; the bytes of a
+    part whose dtype or shape differs all count as different."""
+    parts = list(ref) if isinstance(ref, tuple) else [ref]
+    mine = list(got) if isinstance(got, tuple) else [got]
+    total = same = 0
+    for k, a in enumerate(parts):
+        a = np.ascontiguousarray(a)
+        total += a.nbytes
+        b = np.ascontiguousarray(mine[k]) if k < len(mine) and isinstance(mine[k], np.ndarray) else None
+        if b is not None and b.dtype == a.dtype and b.shape == a.shape:
+            same += int(np.count_nonzero(a.reshape(-1).view(np.uint8) == b.reshape(-1).view(np.uint8)))
+    equal = same == total and len(parts) == len(mine)
+    result.frames += 1
+    result.frames_identical += int(equal)
+    result.frame_bytes += total
+    result.frame_bytes_identical += same
+    if not equal and not result.first_mismatch:
+        result.first_mismatch = f"{where}: {total - same} of {total} bytes differ"
+
+
+def _frames(case: Case, result: Result) -> None:
+    """Render a task's envs and its reference's in lockstep and count equal frames and bytes.
+
+    A v5 task: ``make_vec("mdvec/<ID>", vector_entry_point)`` against Gymnasium's ``make_vec("<ID>", "sync")``
+    and ``gymnasium.make("mdvec/<ID>")`` against the reference's env 0, render_mode "rgbd_tuple" (rgb and depth
+    bytes). The duck and mdvec's own tasks: the same against their Python reference (``backend="reference"``),
+    "rgb_array"."""
+    result.skipped = frames_unavailable(case.task)
+    if result.skipped:
+        return
+    import gymnasium
+
+    import mdvec.adapters.gym  # noqa: F401 - registers the mdvec/ ids
+
+    steps = int(case.cfg.get("steps", 10))
+    v5 = case.task in GYM_TASKS
+    env_id = GYM_TASKS[case.task].env_id if v5 else task_meta(case.task, "id") or ""
+    ref_kw: dict[str, Any] = {} if v5 else {"backend": "reference"}
+    ref_id = GYM_TASKS[case.task].gym_id if v5 else env_id
+    mode = "rgbd_tuple" if v5 else "rgb_array"
+    kw: dict[str, Any] = {"render_mode": mode, "width": FRAME_WIDTH, "height": FRAME_HEIGHT}
+    n = case.num_envs
+    ref: Any = gymnasium.make_vec(ref_id, num_envs=n, vectorization_mode="sync", **ref_kw, **kw)
+    got: Any = gymnasium.make_vec(
+        env_id, num_envs=n, vectorization_mode="vector_entry_point", threads=case.threads, **kw
+    )
+    one: Any = gymnasium.make(env_id, **kw)
+    try:
+        ref.reset(seed=case.seed)
+        got.reset(seed=case.seed)
+        one.reset(seed=case.seed)
+
+        def compare(when: str) -> None:
+            theirs, mine = ref.render(), got.render()
+            for i in range(n):
+                count_frame(result, theirs[i], mine[i] if i < len(mine) else None, f"vector env {i} {when}")
+            count_frame(result, theirs[0], one.render(), f"single env {when}")
+
+        compare("after the reset")
+        space = cast(gymnasium.spaces.Box, ref.action_space)
+        rng = np.random.default_rng(case.seed)
+        for t in range(steps):
+            actions = rng.uniform(space.low, space.high).astype(space.dtype)
+            ref.step(actions)
+            got.step(actions)
+            one.step(actions[0])
+            compare(f"after step {t + 1}")
+        if v5:  # a set_state, as MujocoEnv.set_state, on each
+            import mujoco
+
+            u = ref.envs[0].unwrapped
+            qpos = np.stack([u.init_qpos + 0.1 * np.sin(np.arange(u.model.nq) + i) for i in range(n)])
+            qvel = np.full((n, u.model.nv), 0.05)
+            for i, e in enumerate(ref.envs):
+                e.unwrapped.set_state(qpos[i], qvel[i])
+            sig = int(mujoco.mjtState.mjSTATE_QPOS | mujoco.mjtState.mjSTATE_QVEL)
+            got.set_state(np.concatenate([qpos, qvel], axis=1), None, sig)
+            one.unwrapped.set_state(qpos[0], qvel[0])
+            compare("after set_state")
+        result.episodes += 1
+    finally:
+        for env in (ref, got, one):
+            env.close()
