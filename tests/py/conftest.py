@@ -42,3 +42,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
+
+
+@pytest.fixture
+def gym_mujoco() -> None:
+    """Skip, saying why, where Gymnasium's own MuJoCo envs (the references of the v5 tasks) cannot be imported:
+    no Gymnasium, or Gymnasium without its [mujoco] extra (no imageio)."""
+    try:
+        import gymnasium.envs.mujoco.mujoco_rendering  # noqa: F401  (imports imageio, which [mujoco] brings)
+    except Exception as exc:  # noqa: BLE001 - any import failure means no reference here
+        pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'")

@@ -174,7 +174,7 @@ def test_live_envpool_conventions() -> None:
     theirs.close()
 
 
-def test_equals_gymnasium_vector_env() -> None:
+def test_equals_gymnasium_vector_env(gym_mujoco: None) -> None:
     """Hopper-v5 through mdvec.envpool equals Gymnasium's own SyncVectorEnv (NEXT_STEP autoreset), seeds 42 + i,
     the same actions, episodes cut at 6 steps: observations, rewards, flags, x_position, bit for bit; the reset step
     after an episode gives reward 0, both flags False, elapsed_step 0 (EnvPool's reset step)."""

@@ -51,7 +51,7 @@ def new_state(rng: np.random.Generator, qpos: np.ndarray, qvel: np.ndarray) -> t
 
 
 @pytest.mark.skipif(not HAVE_GYM, reason="gymnasium is not installed (its Hopper-v5 is the reference)")
-def test_set_state_equals_gymnasium_set_state() -> None:
+def test_set_state_equals_gymnasium_set_state(gym_mujoco: None) -> None:
     """Ant-v5: Gymnasium's unwrapped MujocoEnv.set_state(qpos, qvel) then steps, against VecEnv.set_qpos_qvel
     then the same steps. Ant's step reads the torso's xpos before simulating (x_velocity): a derived array, which
     set_state's mj_forward brings up to date in both."""
