@@ -174,11 +174,16 @@ def compare(task: str, mode: str, n: int = 2, single: bool = True, full: bool = 
                 env.reset(seed=SEED)
         if full:
             check("after the reset")
+        ended = False  # the single env's episode ended: reset where SyncVectorEnv's env 0 autoresets (NEXT_STEP)
         for actions in batches(ref.action_space):
             ref.step(actions)
             ours.step(actions)
-            if one is not None:
-                one.step(actions[0])
+            if one is not None and ended:
+                one.reset()
+                ended = False
+            elif one is not None:
+                _, _, terminated, truncated, _ = one.step(actions[0])
+                ended = bool(terminated or truncated)
         check(f"after {STEPS} steps")
         if not full:
             return compared

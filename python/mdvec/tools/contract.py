@@ -1101,11 +1101,17 @@ def _frames(case: Case, result: Result) -> None:
         compare("after the reset")
         space = cast(gymnasium.spaces.Box, ref.action_space)
         rng = np.random.default_rng(case.seed)
+        ended = False  # the single env's episode ended: reset it where the vector env 0 autoresets (NEXT_STEP)
         for t in range(steps):
             actions = rng.uniform(space.low, space.high).astype(space.dtype)
             ref.step(actions)
             got.step(actions)
-            one.step(actions[0])
+            if ended:
+                one.reset()
+                ended = False
+            else:
+                _, _, terminated, truncated, _ = one.step(actions[0])
+                ended = bool(terminated or truncated)
             compare(f"after step {t + 1}")
         if v5:  # a set_state, as MujocoEnv.set_state, on each
             import mujoco
