@@ -277,7 +277,8 @@ def task_frames(
     a camera tracking body 1), "rgb_array" only."""
     from .vecenv import is_gymnasium_id, task_meta
 
-    names = tuple((task_meta(task, "render_kwargs") or "").split(",")) if task_meta(task, "render_kwargs") else ()
+    declared = task_meta(task, "render_kwargs")  # the reference's rendering keywords, "a,b,c"
+    names = tuple(declared.split(",")) if declared else ()
     reference = task_meta(task, "reference")
     rest = {k: v for k, v in options.items() if k not in GYM_RENDER_OPTIONS or k not in names}
     if not is_gymnasium_id(reference):

@@ -322,11 +322,11 @@ class VectorEnv(NoCopy):
         suite = is_suite_task(task) if isinstance(task, str) else False
         # frames as the task's reference draws them (a Gymnasium MuJoCo env's: its MujocoRenderer's camera and modes);
         # its rendering keywords (default_camera_config, camera_id, ...) are taken out of the task options
-        render_camera_ = 0 if camera is None and suite else camera
+        frames_camera = 0 if camera is None and suite else camera
         if isinstance(task, str):
-            self._frames, options = task_frames(task, width, height, render_camera_, options, render_mode)
+            self._frames, options = task_frames(task, width, height, frames_camera, options, render_mode)
         else:
-            self._frames = FrameRenderer(None, width, height, render_camera_)
+            self._frames = FrameRenderer(None, width, height, frames_camera)
         if obs_mode != "state":  # frames drawn by the library on its threads (mdvec._pixels)
             options = {**options, "obs_mode": obs_mode, "width": width, "height": height, "camera": camera}
             options["frame_stack"] = frame_stack
