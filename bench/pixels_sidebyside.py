@@ -19,7 +19,7 @@ mdvec at the same size and thread count. The renderer is whatever EGL gives (GL_
 software); llvmpipe's own rasteriser threads (LP_NUM_THREADS, recorded) run inside every engine's draws.
 
 Run: PYTHONPATH=python python bench/pixels_sidebyside.py [--quick] [--tasks Hopper-v5,Humanoid-v5]
-     [--sizes 84,64] [--threads 1,2] [--envs 8] [--steps 30] [--rounds 3] [--out FILE]
+     [--sizes 84,64] [--threads 1,2] [--envs 8] [--steps 15] [--rounds 3] [--out FILE]
 JSON (and a Markdown table beside it) in bench/results/pixels_sidebyside_<stamp>.json.
 """
 
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="84,64")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--envs", type=int, default=8)
-    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--steps", type=int, default=15)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--engines", default=",".join(ENGINES))
