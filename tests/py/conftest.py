@@ -52,3 +52,19 @@ def gym_mujoco() -> None:
         import gymnasium.envs.mujoco.mujoco_rendering  # noqa: F401  (imports imageio, which [mujoco] brings)
     except Exception as exc:  # noqa: BLE001 - any import failure means no reference here
         pytest.skip(f"Gymnasium's MuJoCo envs cannot be imported ({exc}): pip install 'gymnasium[mujoco]'")
+
+
+@pytest.fixture
+def gym_frames(gym_mujoco: None) -> None:
+    """Skip, saying why, frame comparisons with Gymnasium's renderer where the installed Gymnasium sizes the
+    offscreen buffer to the frame (1.2.2; 1.4 grows it, never shrinking the model's): mdvec draws, as Gymnasium
+    1.4 does, on a buffer grown to the frame, and the pictures differ (docs/pixels.md)."""
+    from mdvec.adapters.gym._mujoco import _offscreen_grows
+
+    if not _offscreen_grows():
+        import gymnasium
+
+        pytest.skip(
+            f"Gymnasium {gymnasium.__version__} sets the offscreen buffer to the frame's size; mdvec's frames equal "
+            "those of Gymnasium >= 1.4, which grows it (docs/pixels.md)"
+        )

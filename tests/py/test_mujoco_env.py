@@ -278,7 +278,7 @@ RENDER = textwrap.dedent("""
 """)
 
 
-def test_frames_equal_the_reference() -> None:
+def test_frames_equal_the_reference(gym_frames: None) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", RENDER], capture_output=True, text=True, env=env, timeout=300)
     if "NOGL" in out.stdout:

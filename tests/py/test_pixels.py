@@ -81,7 +81,7 @@ def _compare(env_id: str, obs_mode: str, frame_stack: int | None, steps: int, **
         ref.close()
 
 
-def test_hopper_frames_stacked_through_an_autoreset(gym_mujoco: None) -> None:
+def test_hopper_frames_stacked_through_an_autoreset(gym_frames: None) -> None:
     """Hopper-v5, frame_stack=2, episodes of 1 step: frames after reset, a step that truncates and the NEXT_STEP
     reset that follows it (the stack refilled with the new episode's first frame, as FrameStackObservation)."""
     frames = _compare("Hopper-v5", "pixels", 2, 2, max_episode_steps=1)

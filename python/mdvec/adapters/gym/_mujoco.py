@@ -46,6 +46,7 @@ reach the reference env).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from typing import Any
@@ -71,20 +72,39 @@ def add_mujoco_base(cls: type) -> bool:
     return True
 
 
-def model_from_mjb(blob: bytes, width: int, height: int) -> Any:
+def model_from_mjb(blob: bytes, width: int, height: int, gymnasium_rule: bool = True) -> Any:
     """A ``mujoco.MjModel`` from MJB bytes (read from memory: mujoco's virtual file system, no file written), its
     offscreen buffer grown to width x height as MujocoEnv._initialize_simulation grows it (never shrunk)."""
     import mujoco
 
     model = mujoco.MjModel.from_binary_path("model.mjb", {"model.mjb": bytes(blob)})
-    grow_offscreen(model, width, height)
+    grow_offscreen(model, width, height, gymnasium_rule)
     return model
 
 
-def grow_offscreen(model: Any, width: int, height: int) -> None:
-    """Grow a model's offscreen framebuffer to width x height (MujocoEnv does so at construction)."""
-    model.vis.global_.offwidth = max(model.vis.global_.offwidth, int(width))
-    model.vis.global_.offheight = max(model.vis.global_.offheight, int(height))
+@functools.cache
+def _offscreen_grows() -> bool:
+    """Whether the installed Gymnasium's ``MujocoEnv._initialize_simulation`` only grows the model's offscreen
+    buffer to the render size (1.4: ``max(XML's, width)``) or sets it to the render size (1.2.2: ``= width``)."""
+    from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
+
+    try:
+        source = inspect.getsource(MujocoEnv._initialize_simulation)
+    except (OSError, TypeError):  # no source shipped: the current rule
+        return True
+    return "max(" in source
+
+
+def grow_offscreen(model: Any, width: int, height: int, gymnasium_rule: bool = True) -> None:
+    """Size a model's offscreen framebuffer for width x height: with ``gymnasium_rule`` (a task whose reference is
+    Gymnasium's MujocoEnv) as the installed Gymnasium does at construction, grown and never shrunk (Gymnasium 1.4)
+    or set to the render size (Gymnasium 1.2.2); otherwise grown (mdvec's own references, mujoco.Renderer)."""
+    if not gymnasium_rule or _offscreen_grows():
+        model.vis.global_.offwidth = max(model.vis.global_.offwidth, int(width))
+        model.vis.global_.offheight = max(model.vis.global_.offheight, int(height))
+    else:
+        model.vis.global_.offwidth = int(width)
+        model.vis.global_.offheight = int(height)
 
 
 def mjb_digest(blob: bytes) -> bytes:
@@ -317,7 +337,7 @@ class MujocoMembers:
         gym_id = self.entry.reference if isinstance(self.entry.reference, str) else None
         kw = renderer_defaults(gym_id)
         kw.update({k: self.task_options[k] for k in kw if k in self.task_options})
-        grow_offscreen(model, self.width, self.height)  # a reference's model too: as MujocoEnv does for its size
+        grow_offscreen(model, self.width, self.height, gym_id is not None)  # a reference's too: as MujocoEnv does
         self._renderer = MujocoRenderer(
             model,
             data,

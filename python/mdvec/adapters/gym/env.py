@@ -169,7 +169,7 @@ class CCore:
             blob = self.venv.model_mjb(0)
             digest = mjb_digest(blob)
             if self._mj_model is None or digest != self._mjb_digest:
-                self._mj_model = model_from_mjb(blob, *self.offscreen)
+                self._mj_model = model_from_mjb(blob, *self.offscreen, gymnasium_rule=not self.model_varies)
                 self._mj_data = mujoco.MjData(self._mj_model)
                 self._mjb_digest = digest
                 self._data_stale = True
