@@ -205,7 +205,7 @@ def compare(task: str, mode: str, n: int = 2, single: bool = True, full: bool = 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("task", TASKS)
-def test_task_and_mode(task: str, mode: str, shared_gl: None) -> None:
+def test_task_and_mode(task: str, mode: str, shared_gl: None, gym_frames: None) -> None:
     """Each task and mode: the single env and the vector env; in rgbd_tuple (both arrays) 2 envs, and frames after
     the reset and after a set_state too."""
     full = mode == "rgbd_tuple"
@@ -214,7 +214,7 @@ def test_task_and_mode(task: str, mode: str, shared_gl: None) -> None:
 
 
 @pytest.mark.parametrize("task", ["Hopper-v5", "InvertedDoublePendulum-v5"])  # a config with lookat; a None one
-def test_custom_camera_config(task: str, shared_gl: None) -> None:
+def test_custom_camera_config(task: str, shared_gl: None, gym_frames: None) -> None:
     compare(task, "rgb_array", full=False, width=W, height=H, default_camera_config={"trackbodyid": 1, **CUSTOM})
 
 
@@ -226,7 +226,7 @@ def test_model_cameras(task: str, camera: dict[str, Any], shared_gl: None) -> No
     compare(task, "rgbd_tuple", full=False, width=W, height=H, **camera)
 
 
-def test_frame_wider_than_the_offscreen_buffer(shared_gl: None) -> None:
+def test_frame_wider_than_the_offscreen_buffer(shared_gl: None, gym_frames: None) -> None:
     """1000 > the models' 640 offscreen width: the buffer grows as MujocoEnv grows it (20 rows: cheap)."""
     compare("Swimmer-v5", "rgb_array", n=1, full=False, width=1000, height=20)
 
@@ -342,7 +342,7 @@ print(json.dumps({"vector": [digest(f) for f in ours.render()], "single": digest
 """
 
 
-def test_defaults_in_a_fresh_process(gl_context: Any) -> None:
+def test_defaults_in_a_fresh_process(gl_context: Any, gym_frames: None) -> None:
     """Gymnasium's defaults untouched (each viewer its own GL context, the models' 4096 shadow map) and mdvec's
     frames drawn in another process, a fresh EGL display and context: the same bytes as the reference's here."""
     task, n = "Hopper-v5", 1
@@ -367,7 +367,7 @@ def test_defaults_in_a_fresh_process(gl_context: Any) -> None:
 
 # ------------------------------------------------------------------------------------------------ videos
 @pytest.mark.parametrize("task", TASKS)
-def test_render_fps_is_the_references(task: str) -> None:
+def test_render_fps_is_the_references(task: str, gym_mujoco: None) -> None:
     """metadata["render_fps"]: round(1 / dt), as the reference's, on the single env and the vector env."""
     ours = gymnasium.make("mdvec/" + task)
     ref = gymnasium.make(task)
@@ -440,7 +440,7 @@ def test_record_video_single_env(tmp_path: Path, shared_gl: None) -> None:
     assert all(same(a, b) for a, b in zip(frames, ref_frames))
 
 
-def test_record_video_vector_env(tmp_path: Path, shared_gl: None) -> None:
+def test_record_video_vector_env(tmp_path: Path, shared_gl: None, gym_frames: None) -> None:
     """gymnasium.wrappers.vector.RecordVideo over mdvec's vector env (its frames tiled): the reference's video."""
     from gymnasium.wrappers.vector import RecordVideo
 
@@ -458,7 +458,7 @@ def test_record_video_vector_env(tmp_path: Path, shared_gl: None) -> None:
 
 
 def test_render_command_draws_the_references_frames(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_gl: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_gl: None, gym_frames: None
 ) -> None:
     """``python -m mdvec render --env Hopper-v5 --no-caption --out v.mp4``: a frame per step at the task's render_fps,
     each the reference's frame (gymnasium.make("Hopper-v5", render_mode="rgb_array")) after the same reset and actions."""
