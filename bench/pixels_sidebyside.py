@@ -199,6 +199,24 @@ def summarize(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "obs_shape": next((w.get("obs_shape") for w in ok), None),
             }
         )
+    for r in rows:  # per round: mdvec's rate over this one's in the same round (drift between rounds cancels)
+        mine = {
+            th: {
+                w["round"]: w["wall_s"]
+                for w in report["cells"].get(f"mdvec|{r['task']}|{r['size']}|{th}|pixels", [])
+                if "error" not in w
+            }
+            for th in {x["threads"] for x in rows if x["engine"] == "mdvec"}
+        }
+        theirs = {
+            w["round"]: w["wall_s"]
+            for w in report["cells"][f"{r['engine']}|{r['task']}|{r['size']}|{r['threads']}|pixels"]
+            if "error" not in w
+        }
+        r["mdvec_over_this_paired"] = {
+            th: statistics.median([theirs[k] / m[k] for k in m if k in theirs]) if set(m) & set(theirs) else None
+            for th, m in sorted(mine.items())
+        }
     base = {(r["task"], r["size"], r["threads"]): r["frames_per_s"] for r in rows if r["engine"] == "mdvec"}
     for r in rows:  # Gymnasium runs one thread: compared with mdvec at each thread count
         b = base.get((r["task"], r["size"], r["threads"]))
@@ -220,9 +238,9 @@ def markdown(report: dict[str, Any]) -> str:
         f"renderer {report.get('renderer') or '?'}, LP_NUM_THREADS={report.get('lp_num_threads') or 'unset'}; "
         f"N={a['envs']} envs, {a['steps']} steps after {a['warmup']}, {a['rounds']} rounds, medians)",
         "",
-        "| task | size | engine | threads | frames/s | mdvec / this | ms/frame | CPU ms/frame | state env-steps/s "
-        "| render share |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| task | size | engine | threads | frames/s | mdvec / this | mdvec / this, per round | ms/frame "
+        "| CPU ms/frame | state env-steps/s | render share |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def f(x: float | None, spec: str) -> str:
@@ -235,8 +253,14 @@ def markdown(report: dict[str, Any]) -> str:
         else:
             ratio_s = f(ratio, ".2f")
         threads = "1 (Python)" if r["engine"] == "gymnasium" else str(r["threads"])
+        paired = r.get("mdvec_over_this_paired", {})
+        if r["engine"] == "gymnasium":
+            paired_s = ", ".join(f"T{th}: {f(v, '.2f')}" for th, v in sorted(paired.items()))
+        else:
+            paired_s = f(paired.get(r["threads"]), ".2f")
         lines.append(
             f"| {r['task']} | {r['size']} | {r['engine']} | {threads} | {f(r['frames_per_s'], ',.1f')} | {ratio_s} "
+            f"| {paired_s} "
             f"| {f(r['ms_per_frame'], '.1f')} | {f(r['cpu_ms_per_frame'], '.1f')} "
             f"| {f(r['state_env_steps_per_s'], ',.0f')} | {f(None if r['render_share'] is None else 100 * r['render_share'], '.1f')}% |"
         )
@@ -260,7 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--envpool-python", default=None, help="interpreter with envpool (default .venv-envpool)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds one cell may run")
     p.add_argument("--out", default=None)
+    p.add_argument("--summarize", default=None, metavar="JSON", help="rewrite a run's rows and table from its JSON")
     args = p.parse_args(argv)
+    if args.summarize:
+        path = Path(args.summarize)
+        report = json.loads(path.read_text())
+        report["rows"] = summarize(report)
+        path.write_text(json.dumps(report, indent=2))
+        path.with_suffix(".md").write_text(markdown(report))
+        print(markdown(report))
+        return 0
     if args.cell is not None:
         req = json.loads(args.cell)
         print(json.dumps(versions() if req.get("op") == "versions" else cell(req)))

@@ -245,6 +245,14 @@ COMMANDS = {
         ),
     ),
     # docs/benchmarks.md, docs/benchmarks_v5.md
+    "PYTHONPATH=python python bench/pixels_sidebyside.py": (
+        EXEMPT,
+        "a benchmark: about 18 minutes on 2 cores with llvmpipe; EnvPool's cells need .venv-envpool",
+    ),
+    "PYTHONPATH=python python bench/pixels_sidebyside.py --quick": (
+        EXEMPT,
+        "the benchmark's smoke run (about a minute of software rendering); tests/py/test_pixels_bench.py covers its summary",
+    ),
     ".venv-envpool/bin/python bench/v5_sidebyside.py": (
         EXEMPT,
         "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own",

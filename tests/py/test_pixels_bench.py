@@ -26,18 +26,18 @@ def test_summary_and_table_from_synthetic_cells() -> None:
     ps = load()
     frames = 4 * 10  # envs x steps
 
-    def w(seconds: float) -> dict[str, Any]:
-        return {"wall_s": seconds, "cpu_s": seconds}
+    def w(seconds: float, k: int = 0) -> dict[str, Any]:
+        return {"wall_s": seconds, "cpu_s": seconds, "round": k}
 
     report = {
         "args": {"envs": 4, "steps": 10, "warmup": 1, "rounds": 3},
         "machine": {"date": "today", "cpu_model": "cpu", "cores": 2},
         "renderer": "llvmpipe",
         "cells": {
-            "mdvec|Hopper-v5|84|1|pixels": [w(4.0), w(5.0), w(6.0)],  # median 5 s: 8 frames/s
-            "mdvec|Hopper-v5|0|1|state": [w(0.5), w(0.5), w(0.5)],
-            "mdvec|Hopper-v5|84|2|pixels": [w(2.5), w(2.5), {"error": "boom"}],
-            "gymnasium|Hopper-v5|84|1|pixels": [w(10.0), w(10.0), w(10.0)],
+            "mdvec|Hopper-v5|84|1|pixels": [w(4.0), w(5.0, 1), w(6.0, 2)],  # median 5 s: 8 frames/s
+            "mdvec|Hopper-v5|0|1|state": [w(0.5), w(0.5, 1), w(0.5, 2)],
+            "mdvec|Hopper-v5|84|2|pixels": [w(2.5), w(2.5, 1), {"error": "boom", "round": 2}],
+            "gymnasium|Hopper-v5|84|1|pixels": [w(10.0), w(10.0, 1), w(12.0, 2)],
             "gymnasium|Hopper-v5|0|1|state": [w(1.0)],
         },
         "skipped": {"envpool": "no interpreter with envpool"},
@@ -50,9 +50,10 @@ def test_summary_and_table_from_synthetic_cells() -> None:
     assert rows[("mdvec", 2)]["errors"] == ["boom"] and rows[("mdvec", 2)]["rounds"] == 2
     gym = rows[("gymnasium", 1)]
     assert gym["mdvec_over_this_by_threads"] == {1: pytest.approx(2.0), 2: pytest.approx(4.0)}
+    assert gym["mdvec_over_this_paired"] == {1: pytest.approx(2.0), 2: pytest.approx(4.0)}  # rounds 0-2; 0-1
     report["rows"] = list(rows.values())
     table = ps.markdown(report)
-    assert "| Hopper-v5 | 84 | gymnasium | 1 (Python) | 4.0 | T1: 2.00, T2: 4.00 |" in table
+    assert "| Hopper-v5 | 84 | gymnasium | 1 (Python) | 4.0 | T1: 2.00, T2: 4.00 | T1: 2.00, T2: 4.00 |" in table
     assert "envpool: no interpreter with envpool" in table
 
 
