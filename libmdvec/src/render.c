@@ -170,10 +170,9 @@ int mdv_render_check_memory(const mdv_pixels_cfg *px, int num_envs, int same_ste
 typedef struct rthread_ { /* one pool thread's renderer, made on its first frame */
   void *context;          /* its EGLContext, or NULL */
   int failed;             /* nonzero after a GL failure: it draws no more */
-  int made;               /* nonzero once con and scene are made */
+  int made;               /* nonzero once con is made */
   int bound;              /* thread 0: nonzero between begin and end */
   mjrContext con;         /* MuJoCo's GL objects, for the model it was made from */
-  mjvScene scene;         /* the scene, reused for every env of the thread */
   mdv_egl_current saved;  /* thread 0: the binding begin replaced */
   char error[640];        /* the failure's message */
   char pad[64];           /* keep neighbours' hot fields off each other's cache lines */
@@ -191,6 +190,10 @@ struct mdv_render_ {
   uint8_t *final_pixels;  /* (N x env_bytes) SAME_STEP's final frames, or NULL: pixels */
   mjvCamera *cams;        /* (N) each env's camera, set up on its first frame */
   uint8_t *cam_ready;     /* (N) nonzero once cams[i] is set up */
+  mjvScene *scenes;       /* (N) each env's own scene: a scene keeps state between frames (the camera an
+                           * infinite plane was placed under), so sharing one made frames depend on the envs a
+                           * thread drew before: the duck's floor differed with the thread count */
+  uint8_t *scene_made;    /* (N) nonzero once scenes[i] is made */
   mjvOption opt;          /* the reference's scene options */
   int max_geom;           /* the reference's scene size */
   mdv_egl *egl;           /* the loaded EGL */
@@ -293,8 +296,11 @@ int mdv_render_create(mdv_render **out, mdv_pixels_cfg *px, const mdv_task *task
     r->final_pixels = same_step ? calloc(1, all ? all : 1) : NULL;
     r->cams = calloc((size_t)num_envs, sizeof *r->cams);
     r->cam_ready = calloc((size_t)num_envs, 1);
+    r->scenes = calloc((size_t)num_envs, sizeof *r->scenes);
+    r->scene_made = calloc((size_t)num_envs, 1);
     r->th = calloc((size_t)threads, sizeof *r->th);
-    if (!r->pixels || (same_step && !r->final_pixels) || !r->cams || !r->cam_ready || !r->th) {
+    if (!r->pixels || (same_step && !r->final_pixels) || !r->cams || !r->cam_ready || !r->scenes || !r->scene_made ||
+        !r->th) {
       code = MDVEC_ERR_NOMEM;
       snprintf(err, n, "pixels: out of memory for %zu bytes of frames", all * (same_step ? 2 : 1));
     }
@@ -310,9 +316,11 @@ int mdv_render_create(mdv_render **out, mdv_pixels_cfg *px, const mdv_task *task
 void mdv_render_free(mdv_render *r) {
   if (!r) return;
   mdv_pixels_cfg_free(&r->px);
-  if (r->th)
-    for (int t = 0; t < r->threads; t++)
-      if (r->th[t].made) mjv_freeScene(&r->th[t].scene); /* CPU memory: freed even where GL was abandoned */
+  if (r->scenes)
+    for (int i = 0; i < r->num_envs; i++)
+      if (r->scene_made[i]) mjv_freeScene(&r->scenes[i]); /* CPU memory: freed even where GL was abandoned */
+  free(r->scenes);
+  free(r->scene_made);
   free(r->th);
   free(r->pixels);
   free(r->final_pixels);
@@ -365,7 +373,7 @@ void mdv_render_end(mdv_render *r, int thread) {
   }
 }
 
-/* Make thread t's mjrContext and scene from model m (its offscreen buffer grown to the frame, as
+/* Make thread t's mjrContext from model m (its offscreen buffer grown to the frame, as
  * Gymnasium's MujocoEnv grows the model's); a MuJoCo error fails the thread. */
 static void make_objects(mdv_render *r, rthread *th, const mjModel *m) {
   mjModel grown = *m; /* a shallow copy: mjr_makeContext only reads the model */
@@ -375,8 +383,6 @@ static void make_objects(mdv_render *r, rthread *th, const mjModel *m) {
   mdv_trap_begin(&trap);
   if (setjmp(trap.env) == 0) {
     mjr_defaultContext(&th->con);
-    mjv_defaultScene(&th->scene);
-    mjv_makeScene(m, &th->scene, r->max_geom);
     th->made = 1;
     mjr_makeContext(&grown, &th->con, mjFONTSCALE_150);
     mjr_setBuffer(mjFB_OFFSCREEN, &th->con);
@@ -442,19 +448,37 @@ static void setup_camera(mdv_render *r, int i, const mjModel *m, const mjData *d
   r->cam_ready[i] = 1;
 }
 
+/* Make env i's scene (CPU memory only), on the thread that draws it; a MuJoCo error fails the thread. */
+static void make_scene(mdv_render *r, rthread *th, int i, const mjModel *m) {
+  mdv_trap trap;
+  mdv_trap_begin(&trap);
+  if (setjmp(trap.env) == 0) {
+    mjv_defaultScene(&r->scenes[i]);
+    mjv_makeScene(m, &r->scenes[i], r->max_geom);
+    r->scene_made[i] = 1;
+  } else {
+    char msg[600];
+    snprintf(msg, sizeof msg, "pixels: MuJoCo could not make env %d's scene: %s", i, trap.message);
+    fail_thread(th, msg);
+  }
+  mdv_trap_end(&trap);
+}
+
 void mdv_render_frame(mdv_render *r, int thread, int i, const mjModel *m, const mjData *d, int what) {
   rthread *th = &r->th[thread];
   if (th->failed || !th->context) return;
   if (!th->made) make_objects(r, th, m);
   if (th->failed) return;
   if (!r->cam_ready[i]) setup_camera(r, i, m, d);
+  if (!r->scene_made[i]) make_scene(r, th, i, m);
+  if (th->failed) return;
   uint8_t *row = r->pixels + (size_t)i * r->env_bytes;
   size_t fb = r->frame_bytes, stack = (size_t)r->px.frame_stack;
   uint8_t *last = row + (stack - 1) * fb;
   if (what == MDV_FRAME_STEP && stack > 1) memmove(row, row + fb, (stack - 1) * fb); /* one frame older */
   mjrRect viewport = {0, 0, r->px.width, r->px.height};
-  mjv_updateScene(m, (mjData *)d, &r->opt, NULL, &r->cams[i], mjCAT_ALL, &th->scene);
-  mjr_render(viewport, &th->scene, &th->con);
+  mjv_updateScene(m, (mjData *)d, &r->opt, NULL, &r->cams[i], mjCAT_ALL, &r->scenes[i]);
+  mjr_render(viewport, &r->scenes[i], &th->con);
   mjr_readPixels(last, NULL, viewport, &th->con);
   size_t line = (size_t)r->px.width * 3; /* rows come bottom first: flip them, as the references do */
   for (int top = 0, bottom = r->px.height - 1; top < bottom; top++, bottom--) {
@@ -482,7 +506,6 @@ void mdv_render_thread_free(mdv_render *r, int thread) {
   if (thread == 0) mdv_egl_save(r->egl, &saved);
   int current = thread == 0 ? !mdv_egl_make_current(r->egl, th->context, msg, sizeof msg) : !th->failed;
   if (th->made && current) mjr_freeContext(&th->con); /* its GL objects: only with their context current */
-  if (th->made) mjv_freeScene(&th->scene);
   th->made = 0;
   if (thread == 0) mdv_egl_restore(r->egl, &saved);
   mdv_egl_destroy(r->egl, th->context); /* releases it first where it is current (a worker) */
