@@ -226,9 +226,9 @@ class CCore:
         if self._model is None:
             self._model = render_model(self.venv)  # a Control Suite task's: dm_control's own model
             self._data = mujoco.MjData(self._model)
-        sig = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
-        mujoco.mj_setState(self._model, self._data, np.asarray(self.venv.get_state(0, sig), np.float64), sig)
-        mujoco.mj_forward(self._model, self._data)
+        # the env's whole mjData, as its step left it (what the reference draws): a state set back and run through
+        # mj_forward moves what a step leaves stale (the cart-pole's frames differed after steps)
+        self.venv.copy_data(0, self._data)
         return self._model, self._data
 
     def close(self) -> None:
