@@ -22,7 +22,7 @@
 #   rllib     own venv with ray[rllib] (gymnasium 1.2.2), 2-node Ray PPO   ci/rllib.sh
 #
 # Run one stage by hand: bash ci/<script> (after ci/venv.sh). Limits below keep the whole run
-# well inside CI's 90 minutes on 2 cores (a whole run measured 2,477 s on 2026-12-03: docs/ci.md).
+# inside CI's 90 minutes on 2 cores (docs/ci.md: the stage times measured, about 70-75 minutes in all).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 rm -f build-ci-out/testlog-test.json build-ci-out/testlog-outoftree.json   # a stale log must not speak for this run
