@@ -194,8 +194,10 @@ class LoopCell:
         self.obs: np.ndarray | None = None  # sync: the last observations
 
     def window(self, policy: Policy, seconds: float) -> dict[str, Any]:
-        """Step for about ``seconds``; return rows, seconds, rate, policy_s, share."""
+        """Step for about ``seconds``; return rows, seconds, rate, policy_s, share, cores (this process's CPU
+        seconds over the window's: the cores its threads kept busy; SB3's env processes are not counted)."""
         envs, rows, policy_s = self.envs, 0, 0.0
+        c0 = time.process_time()
         if self.mode == "sync":
             if self.obs is None:
                 self.obs = envs.reset()[0]
@@ -235,7 +237,15 @@ class LoopCell:
             for _ in range(self.n // self.b):  # every env in flight comes back: nothing steps between windows
                 obs, _, _, _, info = envs.recv()
                 self.held.append((obs, np.asarray(info["env_id"], np.int32)))
-        return {"rows": rows, "seconds": dt, "rate": rows / dt, "policy_s": policy_s, "share": policy_s / dt}
+        cpu = time.process_time() - c0  # async: includes the untimed drain (a few steps)
+        return {
+            "rows": rows,
+            "seconds": dt,
+            "rate": rows / dt,
+            "policy_s": policy_s,
+            "share": policy_s / dt,
+            "cores": cpu / dt,
+        }
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -422,6 +432,7 @@ def summarize(report: dict[str, Any]) -> None:
             row[label] = {
                 "rate": med(ws[label], "rate"),
                 "share": med(ws[label], "share"),
+                "cores": med(ws[label], "cores"),
                 "ratio": paired(ws, label, BASE),
                 "vs_envpool_async": paired(ws, label, "EnvPool async") if label == "mdvec async" else None,
             }
@@ -481,7 +492,9 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"envpool_sidebyside {report['stamp']}: {m['cpu_model']}, {m['cores']} cores ({m['cpus_allowed']} allowed), "
         f"load {m['loadavg'][0]:.1f} -> {report['machine_after']['loadavg'][0]:.1f}; {TASK}, "
-        f"{report['args']['threads']} threads; {report['args']['rounds']} rounds (medians; ratios: per-round, vs "
+        f"{report['args']['threads']} threads"
+        + (f" (async cells: {report['args']['async_threads']})" if report["args"].get("async_threads") else "")
+        + f"; {report['args']['rounds']} rounds (medians; ratios: per-round, vs "
         f"{BASE}).",
         "",
         "Policy in the loop (env steps/s; ratio vs mdvec sync; policy share of the loop in mdvec sync):",
@@ -533,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="smoke run: 8:4, widths 0 and 256, 2 short rounds")
     p.add_argument("--configs", default="8:4,16:8", help="N:B pairs (envs : async batch)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--async-threads", type=int, default=None, help="num_threads of the async cells (default --threads)")
     p.add_argument("--widths", default="0,64,256,512,1024", help="MLP hidden widths (0: no network)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--window-s", type=float, default=1.0)
@@ -602,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
                             mode=mode,
                             n=n,
                             b=b,
-                            threads=args.threads,
+                            threads=args.threads if mode == "sync" else (args.async_threads or args.threads),
                             width=w,
                             seconds=args.window_s,
                             warmup_s=min(0.5, args.window_s),
@@ -632,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
                         mode=mode,
                         n=n,
                         b=b,
-                        threads=args.threads,
+                        threads=args.threads if mode == "sync" else (args.async_threads or args.threads),
                         updates=args.ppo_updates,
                         rollout=rollout,
                         update_epochs=update_epochs,

@@ -253,6 +253,11 @@ COMMANDS = {
         EXEMPT,
         "the benchmark's smoke run (about a minute of software rendering); tests/py/test_pixels_bench.py covers its summary",
     ),
+    "PYTHONPATH=python python bench/envpool_sidebyside.py --quick": (
+        EXEMPT,
+        "a benchmark's smoke run (PPO and policy-in-the-loop cells, minutes on 2 cores; EnvPool's cells need "
+        ".venv-envpool); tests/py/test_ppo_envpool_example.py runs the PPO script it times",
+    ),
     ".venv-envpool/bin/python bench/v5_sidebyside.py": (
         EXEMPT,
         "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own",
