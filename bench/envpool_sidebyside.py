@@ -1,6 +1,7 @@
 """Async against sync, mdvec against EnvPool 1.2.5 and SB3's SubprocVecEnv, with a policy in the loop (issue 29).
 
-Hopper-v5, ``--threads`` threads (2), for each ``--configs`` pair N:B (8:4 and 16:8: N envs, async batches of B):
+Hopper-v5, ``--threads`` threads (2), for each ``--configs`` pair N:B (8:4, 16:8, 64:32: N envs, async batches of
+B):
 
   mdvec sync      ``mdvec.envpool.make(..., num_envs=N, batch_size=N, num_threads=T)``: ``step`` of every env
   mdvec async     ``mdvec.envpool.make(..., num_envs=N, batch_size=B, num_threads=T)``: ``recv`` / ``send``
@@ -8,7 +9,8 @@ Hopper-v5, ``--threads`` threads (2), for each ``--configs`` pair N:B (8:4 and 1
   EnvPool sync    ``envpool.make`` (1.2.5) the same way: its own Hopper port on MuJoCo 3.6.0
   EnvPool async   EnvPool's recv / send (the first B envs to finish)
   SB3 subproc     ``stable_baselines3.common.vec_env.SubprocVecEnv`` of N processes over
-                  ``gymnasium.make("Hopper-v5")`` (sync only; N processes, not T threads), with a wrapper that
+                  ``gymnasium.make("Hopper-v5")`` (sync only; N processes, not T threads; only where N <=
+                  ``--sb3-max-envs``, 16), with a wrapper that
                   gives EnvPool's NEXT_STEP autoreset (SubprocVecEnv would reset at once): the step after an
                   episode ends resets that env, its action ignored
 
@@ -16,9 +18,10 @@ Two measurements, each in alternating windows (each round runs every cell once, 
 that the machine's drift hits all cells alike; rates are medians over rounds, ratios the medians of per-round
 ratios against mdvec sync:
 
-(a) Policy in the loop. A fixed MLP (11 -> W -> W -> 3, tanh; torch, 1 thread, float32, no grad) computes each
-    batch's actions from its observations, ``--widths`` W (0: no network, actions read from a table of uniform
-    random actions). Sync cells: per iteration, the policy on N observations, then ``step``. Async cells: per
+(a) Policy in the loop. A fixed MLP (11 -> W -> W -> 3, tanh; torch, 1 thread, float32, no grad) runs on each
+    batch's observations, ``--widths`` W (0: no network). The actions sent are uniform random ones from a table at
+    every width (the MLP's output is computed and dropped): Hopper's step costs depend on its actions, and so every
+    width steps the same physics and only the policy's cost changes. Sync cells: per iteration, the policy on N observations, then ``step``. Async cells: per
     iteration, ``recv`` B envs, the policy on them, ``send``. Rate: env steps (rows received) per second. The
     policy's share of the loop is its time over the window's (in mdvec sync: the time nothing steps).
 (b) The PPO of examples/ppo_envpool.py (``train``): ``--ppo-updates`` updates of 2048 env steps each
@@ -150,13 +153,15 @@ def make_envs(backend: str, mode: str, n: int, b: int, threads: int, seed: int) 
 
 
 class Policy:
-    """A fixed MLP obs -> W -> W -> actions (tanh) in torch (1 thread); W = 0: actions from a table of random
-    ones."""
+    """A fixed MLP obs -> W -> W -> actions (tanh) in torch (1 thread, no grad), W = 0: none. The envs get actions
+    from a table of uniform random ones at every width (the MLP's output is computed, then dropped), so that every
+    width steps the same physics and only the policy's cost changes (Hopper's step costs depend on its actions)."""
 
     def __init__(self, width: int, obs_dim: int, act_dim: int, seed: int = 0) -> None:
         self.width = width
         self.table = np.random.default_rng(seed).uniform(-1.0, 1.0, (4096, act_dim)).astype(np.float32)
         self.k = 0
+        self.out: np.ndarray | None = None
         if width:
             import torch
             from torch import nn
@@ -174,12 +179,12 @@ class Policy:
             ).eval()
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        if not self.width:
-            n = len(obs)
-            self.k = (self.k + n) % (len(self.table) - n)
-            return self.table[self.k : self.k + n]
-        with self.torch.inference_mode():
-            return self.net(self.torch.from_numpy(np.asarray(obs, np.float32))).numpy()
+        if self.width:
+            with self.torch.inference_mode():
+                self.out = self.net(self.torch.from_numpy(np.asarray(obs, np.float32))).numpy()
+        n = len(obs)
+        self.k = (self.k + n) % (len(self.table) - n)
+        return self.table[self.k : self.k + n]
 
 
 class LoopCell:
@@ -540,16 +545,48 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pool(paths: list[Path], out: Path) -> int:
+    """Pool runs made with the same settings: every run's windows (rounds renumbered), summarized again; the
+    pooled JSON and Markdown go to out as envpool_sidebyside_pooled_<stamps>."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    report = json.loads(json.dumps(runs[0]))
+    report["stamp"] = "pooled_" + "_".join(r["stamp"] for r in runs)
+    report["pooled"] = [{"file": str(p), "stamp": r["stamp"], "machine": r["machine"]} for p, r in zip(paths, runs)]
+    report["machine_after"] = runs[-1]["machine_after"]
+    report["args"]["rounds"] = sum(r["args"]["rounds"] for r in runs)
+    report["args"]["ppo_rounds"] = sum(r["args"]["ppo_rounds"] for r in runs)
+    for kind, key, ident in (("loop", "windows", ("n", "b", "width")), ("ppo", "runs", ("n", "b"))):
+        groups = {tuple(g[k] for k in ident): g for g in report[kind]}
+        for k, run in enumerate(runs[1:], start=1):
+            for g in run[kind]:
+                mine = groups.get(tuple(g[i] for i in ident))
+                if mine is None:
+                    continue
+                for label, ws in g[key].items():
+                    mine[key].setdefault(label, []).extend({**w, "round": 1000 * k + w["round"]} for w in ws)
+    summarize(report)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"envpool_sidebyside_{report['stamp']}.json"
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    md = markdown(report)
+    path.with_suffix(".md").write_text(md)
+    print(md)
+    print(f"wrote {path} and {path.with_suffix('.md')}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--pool", nargs="+", type=Path, default=None, help="(alone) pool runs' JSON files into one table")
     p.add_argument("--quick", action="store_true", help="smoke run: 8:4, widths 0 and 256, 2 short rounds")
-    p.add_argument("--configs", default="8:4,16:8", help="N:B pairs (envs : async batch)")
+    p.add_argument("--configs", default="8:4,16:8,64:32", help="N:B pairs (envs : async batch)")
+    p.add_argument("--sb3-max-envs", type=int, default=16, help="SB3 subproc only where N <= this (N processes)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--async-threads", type=int, default=None, help="num_threads of the async cells (default --threads)")
     p.add_argument("--widths", default="0,64,256,512,1024", help="MLP hidden widths (0: no network)")
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--window-s", type=float, default=1.0)
+    p.add_argument("--rounds", type=int, default=6)
+    p.add_argument("--window-s", type=float, default=0.6)
     p.add_argument("--ppo-rounds", type=int, default=3)
     p.add_argument("--ppo-updates", type=int, default=4)
     p.add_argument("--cells", default=",".join(LABELS[c] for c in CELLS), help="labels of the cells to run")
@@ -558,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.worker:
         return worker()
+    if args.pool:
+        return pool(args.pool, args.out)
     update_epochs, minibatches, rollout = 10, 32, PPO_ROLLOUT
     if args.quick:
         args.configs, args.widths, args.rounds, args.window_s = "8:4", "0,256", 2, 0.3
@@ -598,17 +637,25 @@ def main(argv: list[str] | None = None) -> int:
         f"{', '.join(LABELS[c] for c in cells)}",
         flush=True,
     )
+
+    def cells_at(n: int) -> list[tuple[str, str]]:
+        """The cells run with n envs: SB3's N processes only up to --sb3-max-envs."""
+        if n > args.sb3_max_envs and any(c[0] == "sb3" for c in cells):
+            report["skipped"][f"sb3 N={n}"] = f"N > --sb3-max-envs {args.sb3_max_envs} (SB3 runs N processes)"
+        return [c for c in cells if c[0] != "sb3" or n <= args.sb3_max_envs]
+
     out_json = args.out / f"envpool_sidebyside_{stamp}.json"
     args.out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
     try:
         # (a) policy in the loop
         for n, b in configs:
-            groups = {w: {"n": n, "b": b, "width": w, "windows": {LABELS[c]: [] for c in cells}} for w in widths}
+            here = cells_at(n)
+            groups = {w: {"n": n, "b": b, "width": w, "windows": {LABELS[c]: [] for c in here}} for w in widths}
             report["loop"].extend(groups.values())
             for r in range(args.rounds):
                 for w in widths:
-                    order = cells[r % len(cells) :] + cells[: r % len(cells)]
+                    order = here[r % len(here) :] + here[: r % len(here)]
                     for backend, mode in order:
                         res = workers[backend].ask(
                             op="loop",
@@ -635,10 +682,11 @@ def main(argv: list[str] | None = None) -> int:
             out_json.write_text(json.dumps(report, indent=1) + "\n")
         # (b) PPO
         for n, b in configs:
-            group: dict[str, Any] = {"n": n, "b": b, "runs": {LABELS[c]: [] for c in cells}}
+            here = cells_at(n)
+            group: dict[str, Any] = {"n": n, "b": b, "runs": {LABELS[c]: [] for c in here}}
             report["ppo"].append(group)
             for r in range(args.ppo_rounds):
-                order = cells[r % len(cells) :] + cells[: r % len(cells)]
+                order = here[r % len(here) :] + here[: r % len(here)]
                 for backend, mode in order:
                     res = workers[backend].ask(
                         op="ppo",
