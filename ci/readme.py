@@ -258,6 +258,21 @@ COMMANDS = {
         "a benchmark's smoke run (PPO and policy-in-the-loop cells, minutes on 2 cores; EnvPool's cells need "
         ".venv-envpool); tests/py/test_ppo_envpool_example.py runs the PPO script it times",
     ),
+    "MDVEC_LIB=$PWD/build/libmdvec/libmdvec.so PYTHONPATH=python python bench/envpool_sidebyside.py": (
+        EXEMPT,
+        "a benchmark: about 10 minutes on 2 cores, EnvPool's cells from .venv-envpool",
+    ),
+    "PYTHONPATH=python python bench/envpool_sidebyside.py --pool bench/results/envpool_sidebyside_A.json "
+    "bench/results/envpool_sidebyside_B.json": (EXEMPT, "A and B are placeholders for two runs' files"),
+    # docs/envpool.md, "A training script on it"
+    "python examples/ppo_envpool.py --mode sync --num-envs 8 --total-steps 100000": (
+        ELSEWHERE,
+        "tests/py/test_ppo_envpool_example.py: the same script, both modes at 256 steps, twice each, hashes equal",
+    ),
+    "python examples/ppo_envpool.py --mode async --num-envs 8 --batch-size 4 --total-steps 100000": (
+        ELSEWHERE,
+        "tests/py/test_ppo_envpool_example.py: the same script, both modes at 256 steps, twice each, hashes equal",
+    ),
     ".venv-envpool/bin/python bench/v5_sidebyside.py": (
         EXEMPT,
         "a benchmark: about 10 minutes, and EnvPool from PyPI in a venv of its own",
