@@ -40,8 +40,9 @@ Markdown table goes beside it and to stdout.
 
 Run from a source checkout with a libmdvec built:
   MDVEC_LIB=$PWD/build/libmdvec/libmdvec.so PYTHONPATH=python python bench/envpool_sidebyside.py
-``--quick``: N:B 8:4 only, widths 0 and 256, 2 rounds of short windows, one 1-update PPO run per cell with a
-short rollout (a smoke run, about a minute).
+(about 10 minutes on 2 cores). ``--quick``: N:B 8:4 only, widths 0 and 256, 2 rounds of 0.3 s windows, one PPO
+run per cell of 2 updates with 1 epoch of 4 minibatches (a smoke run, 1-2 minutes). ``--pool A.json B.json``
+(alone): the windows of runs made with the same settings, summarized together (rounds renumbered).
 """
 
 from __future__ import annotations
