@@ -914,9 +914,9 @@ static void step_env(mdvec_t *h, int i, const void *arg) {
 
 typedef void (*env_job)(mdvec_t *h, int i, const void *arg);
 
-/* Run job on env i with MuJoCo errors trapped: an error stops that env (failed, error flag, counted,
- * message kept), not the process. Return 0 when the job raised an error, else 1. */
-static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
+/* Run job on env i with MuJoCo errors trapped: an error stops that env (failed, counted, message kept; with
+ * flag, its error flag of the call set), not the process. Return 0 when the job raised an error, else 1. */
+static int run_trapped(mdvec_t *h, int i, env_job job, const void *arg, int flag) {
   mdv_trap trap;
   mdv_trap_begin(&trap);
   volatile int ok = 1;
@@ -928,12 +928,17 @@ static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
     s->failed = 1;
     s->pending = 0;
     s->errors++;
-    h->error_flags[i] = 1;
+    if (flag) h->error_flags[i] = 1;
     snprintf(s->error, sizeof s->error, "%s", trap.message);
   }
   mdv_trap_end(&trap);
   h->warnings[i] += trap.warnings;
   return ok;
+}
+
+/* run_trapped for a step or reset of the envs: an error sets env i's error flag. */
+static int trapped(mdvec_t *h, int i, env_job job, const void *arg) {
+  return run_trapped(h, i, job, arg, 1);
 }
 
 /* MDVEC_ON_ERROR_END_EPISODE: env i raised an error during its task step; end its episode there. Its final
@@ -1181,23 +1186,8 @@ typedef struct set_state_arg_ {
 
 /* Run job on env i on the calling thread with MuJoCo errors trapped: an error stops the env (failed, counted,
  * message kept; no result buffer changes) and returns MDVEC_ERR_PHYSICS naming it. */
-static int trapped_here(mdvec_t *h, int i, const char *call, void (*job)(mdvec_t *h, int i, const void *arg),
-                        const void *arg) {
-  mdv_trap trap;
-  mdv_trap_begin(&trap);
-  volatile int ok = 1;
-  if (setjmp(trap.env) == 0) {
-    job(h, i, arg);
-  } else {
-    mdv_slot *s = &h->slots[i];
-    ok = 0;
-    s->failed = 1;
-    s->pending = 0;
-    s->errors++;
-    snprintf(s->error, sizeof s->error, "%s", trap.message);
-  }
-  mdv_trap_end(&trap);
-  h->warnings[i] += trap.warnings;
+static int trapped_here(mdvec_t *h, int i, const char *call, env_job job, const void *arg) {
+  int ok = run_trapped(h, i, job, arg, 0);
   if (ok) return MDVEC_OK;
   return fail(h, MDVEC_ERR_PHYSICS, "%s: MuJoCo error in env %d (stopped; reset it): %s", call, i, h->slots[i].error);
 }
