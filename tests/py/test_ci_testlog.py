@@ -74,8 +74,10 @@ def test_shards_together_run_every_test_once(tmp_path: Path) -> None:
         "import pytest\n\n@pytest.mark.parametrize('k', range(7))\ndef test_k(k):\n    pass\n"
     )
     seen = []
+    # The caller's PYTEST_ADDOPTS (ci/outoftree.sh passes a -k) must not select among these tests.
+    base = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     for shard in ("1/3", "2/3", "3/3"):
-        env = {**os.environ, "MDVEC_PYTEST_SHARD": shard}
+        env = {**base, "MDVEC_PYTEST_SHARD": shard}
         out = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co", str(tmp_path)],
             capture_output=True,
@@ -86,7 +88,7 @@ def test_shards_together_run_every_test_once(tmp_path: Path) -> None:
         ).stdout
         seen += [line for line in out.splitlines() if "::test_k[" in line]
     assert sorted(seen) == sorted(f"test_some.py::test_k[{k}]" for k in range(7))
-    env = {**os.environ, "MDVEC_PYTEST_SHARD": "4/3"}
+    env = {**base, "MDVEC_PYTEST_SHARD": "4/3"}
     bad = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co", str(tmp_path)],
         capture_output=True,
