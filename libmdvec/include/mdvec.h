@@ -544,7 +544,9 @@ MDVEC_API const char *mdvec_task_meta(const char *task, const char *key);
  * synchronous step or reset, so its results equal, bit for bit, those of the same actions given to
  * mdvec_step_typed (or mdvec_reset_envs), at any thread count. Results land in the env's own rows of the
  * usual buffers (mdvec_obs_data, mdvec_reward, mdvec_terminated, mdvec_truncated, mdvec_done,
- * mdvec_reset_flags, mdvec_error_flags, mdvec_info, mdvec_reset_info, mdvec_final_obs_data): env i's rows
+ * mdvec_reset_flags, mdvec_error_flags, mdvec_info, mdvec_reset_info, mdvec_final_obs_data, and the frames
+ * mdvec_pixels, mdvec_final_pixels of a handle with pixel observations, drawn by the thread that does the work;
+ * a renderer's failure is reported by mdvec_recv as MDVEC_ERR_GL): env i's rows
  * hold the results of its last received work and stay valid (unchanged) until env i is sent again; while an
  * env is in flight its rows are being written: do not read them. The other envs' rows are not touched.
  * Each env is at most once in flight. While any env is in flight every other call on the handle (mdvec_step,
@@ -573,8 +575,9 @@ MDVEC_API int mdvec_send_reset(mdvec_t *env, const int32_t *env_ids, int n, cons
 /* Receive the next n envs in send order: wait until their work is done, write their indices into
  * env_ids_out[0..n-1] (when not NULL) and take them out of flight; their results are in their rows of the
  * buffers. Return MDVEC_OK; MDVEC_ERR_PHYSICS (or MDVEC_ERR_NOMEM) naming an env among them that a MuJoCo
- * error stopped, as a synchronous step reports it (the n envs are received all the same); MDVEC_ERR_ARG for
- * n < 1; MDVEC_ERR_STATE, receiving nothing, when nothing is in flight or fewer than n envs are. */
+ * error stopped, as a synchronous step reports it (the n envs are received all the same); MDVEC_ERR_GL when
+ * the handle's renderer failed (as mdvec_step reports it); MDVEC_ERR_ARG for n < 1; MDVEC_ERR_STATE, receiving
+ * nothing, when nothing is in flight or fewer than n envs are. */
 MDVEC_API int mdvec_recv(mdvec_t *env, int n, int32_t *env_ids_out);
 
 /* Return the number of envs sent and not yet received, or MDVEC_ERR_ARG (NULL) / MDVEC_ERR_STATE (a call

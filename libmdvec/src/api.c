@@ -1655,13 +1655,7 @@ int mdvec_restore(mdvec_t *h, const void *buf, size_t size) {
 /*---------------------------------- Lent to async.c (async.h) -------------------------------------*/
 
 int mdv_api_enter(mdvec_t *h, const char *call) {
-  int code = enter_call(h, call);
-  if (code == MDVEC_OK && h->render) /* a frame is drawn with its pool thread's context: sync calls only */
-    return leave(h, fail(h, MDVEC_ERR_STATE,
-                         "%s: this handle draws pixel observations (obs_mode), which mdvec_step and mdvec_reset do; "
-                         "the asynchronous calls do not draw them yet",
-                         call));
-  return code;
+  return enter_call(h, call);
 }
 
 int mdv_api_leave(mdvec_t *h, int code) {
@@ -1704,30 +1698,41 @@ int mdv_api_check_seed(mdvec_t *h, uint64_t seed, const char *call) {
   return check_seeds(h->task, call, seed, 1, h->errmsg, sizeof h->errmsg);
 }
 
-void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype) {
-  const step_src src = {actions, dtype, 0}; /* a handle with frames refuses async calls (mdv_api_enter) */
+void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype, int thread) {
+  const step_src src = {actions, dtype, thread};
+  if (h->render) mdv_render_begin(h->render, thread);
   h->error_flags[i] = 0;
-  if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i, 0);
+  if (!trapped(h, i, step_env, &src) && h->on_error == MDVEC_ON_ERROR_END_EPISODE) end_episode(h, i, thread);
+  if (h->render) mdv_render_end(h->render, thread);
 }
 
-/* Reset env i, first reseeded with *arg when arg is not NULL. */
+typedef struct seeded_ { /* mdv_api_reset_env's arguments */
+  const uint64_t *seed;  /* the seed, or NULL: the env's generator goes on */
+  int thread;            /* the pool thread it runs on, for the renderer */
+} seeded;
+
+/* Reset env i, first reseeded with the seed of arg (a seeded) when it has one. */
 static void reset_env_seeded(mdvec_t *h, int i, const void *arg) {
+  const seeded *a = arg;
   mdv_slot *s = &h->slots[i];
-  if (arg) {
-    uint64_t seed = *(const uint64_t *)arg;
-    mdv_pcg64_seed(&s->rng, seed);
-    if (h->task->seed) h->task->seed(env_at(h, i), seed);
+  if (a->seed) {
+    mdv_pcg64_seed(&s->rng, *a->seed);
+    if (h->task->seed) h->task->seed(env_at(h, i), *a->seed);
   }
   mdv_out out = reset_out(h, i);
   h->task->reset(env_at(h, i), &s->rng, &out);
   mark_reset(h, i);
+  draw(h, a->thread, i, MDV_FRAME_RESET);
 }
 
-void mdv_api_reset_env(mdvec_t *h, int i, const uint64_t *seed) {
+void mdv_api_reset_env(mdvec_t *h, int i, const uint64_t *seed, int thread) {
+  const seeded arg = {seed, thread};
   h->reset_flags[i] = 0;
   h->error_flags[i] = 0;
   h->slots[i].failed = 0;
-  trapped(h, i, reset_env_seeded, seed);
+  if (h->render) mdv_render_begin(h->render, thread);
+  trapped(h, i, reset_env_seeded, &arg);
+  if (h->render) mdv_render_end(h->render, thread);
 }
 
 int mdv_api_errors(mdvec_t *h, const int32_t *ids, int n, const uint8_t *stepped, const char *call) {
@@ -1742,7 +1747,7 @@ int mdv_api_errors(mdvec_t *h, const int32_t *ids, int n, const uint8_t *stepped
       if (first < 0) first = i;
     }
   }
-  if (!failed) return MDVEC_OK;
+  if (!failed) return render_errors(h, MDVEC_OK);
   if (mdv_trap_is_nomem(h->slots[first].error))
     return fail(h, MDVEC_ERR_NOMEM, "%s: out of memory in env %d (%d env(s) stopped; reset them): %s", call, first,
                 failed, h->slots[first].error);

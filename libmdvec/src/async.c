@@ -57,16 +57,17 @@ void mdv_async_free(mdv_async *a) {
   free(a);
 }
 
-/* One env's work, on whichever thread claimed it: the synchronous code path for that env. */
-static void run_env(void *ctx, int i) {
+/* One env's work, on whichever thread claimed it (`thread`: pool.h's numbering): the synchronous code path
+ * for that env. */
+static void run_env(void *ctx, int i, int thread) {
   mdv_async *a = ctx;
   if (a->work[i] == WORK_RESET) {
     a->stepped[i] = 0;
-    mdv_api_reset_env(a->h, i, a->has_seed[i] ? &a->seed[i] : NULL);
+    mdv_api_reset_env(a->h, i, a->has_seed[i] ? &a->seed[i] : NULL, thread);
   } else {
     a->stepped[i] = 1;
     mdv_api_step_env(a->h, i, a->dtype[i] == MDVEC_DTYPE_F32 ? (const void *)a->act32 : (const void *)a->act64,
-                     a->dtype[i]);
+                     a->dtype[i], thread);
   }
 }
 

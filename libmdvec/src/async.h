@@ -54,16 +54,17 @@ int mdv_api_steppable(mdvec_t *h, int i, const char *call);
 int mdv_api_check_seed(mdvec_t *h, uint64_t seed, const char *call);
 
 /* Step env i as a synchronous step does (its error flag cleared, MuJoCo errors trapped, on_error and the
- * autoreset mode applied), with row i of actions (N x act_dim, C order, of dtype). Runs on any thread. */
-void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype);
+ * autoreset mode applied, its frames drawn), with row i of actions (N x act_dim, C order, of dtype), on
+ * the queue's thread `thread` (pool.h's numbering: the renderer's slot). */
+void mdv_api_step_env(mdvec_t *h, int i, const void *actions, int dtype, int thread);
 
-/* Reset env i as mdvec_reset_envs does (its flags cleared, a failure cleared, errors trapped), first
- * reseeded with *seed when seed is not NULL. Runs on any thread. */
-void mdv_api_reset_env(mdvec_t *h, int i, const uint64_t *seed);
+/* Reset env i as mdvec_reset_envs does (its flags cleared, a failure cleared, errors trapped, its frame
+ * stack filled), first reseeded with *seed when seed is not NULL, on the queue's thread `thread`. */
+void mdv_api_reset_env(mdvec_t *h, int i, const uint64_t *seed, int thread);
 
 /* Return MDVEC_ERR_PHYSICS (or MDVEC_ERR_NOMEM) naming the first of envs ids[0..n-1] that raised an error
  * in its last work and is stopped by it (stepped[i]: env i's work was a step), as a synchronous call
- * reports it; else MDVEC_OK. */
+ * reports it; else MDVEC_ERR_GL when the renderer failed (render.h); else MDVEC_OK. */
 int mdv_api_errors(mdvec_t *h, const int32_t *ids, int n, const uint8_t *stepped, const char *call);
 
 #endif /* MDV_ASYNC_H */

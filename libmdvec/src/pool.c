@@ -346,10 +346,11 @@ static int mdv_queue_claim(mdv_pool *p, unsigned long long limit, unsigned long 
   }
 }
 
-/* Run claimed item k, mark it done, and wake the caller when it waits for an item. */
-static void mdv_queue_run(mdv_pool *p, unsigned long long k) {
+/* Run claimed item k on thread `thread` (pool.h's numbering), mark it done, and wake the caller when it
+   waits for an item. */
+static void mdv_queue_run(mdv_pool *p, unsigned long long k, int thread) {
   const unsigned long long slot = k % (unsigned long long)p->q_cap;
-  p->q_fn(p->q_ctx, p->q_items[slot]);
+  p->q_fn(p->q_ctx, p->q_items[slot], thread);
   atomic_store_explicit(&p->q_done[slot], k + 1, memory_order_seq_cst);
   if (atomic_load_explicit(&p->q_waiting, memory_order_seq_cst)) {
     mdv_event_post(p, &p->done_event, &p->done_cond);
@@ -370,7 +371,7 @@ static void *mdv_pool_worker_main(void *arg) {
     if (g == seen) { /* queue items: take them until none is left */
       unsigned long long k;
       while (mdv_queue_claim(p, ~0ULL, &k)) {
-        mdv_queue_run(p, k);
+        mdv_queue_run(p, k, index ? index : num_threads); /* the stand-in is thread T to the item */
       }
       continue;
     }
@@ -709,7 +710,7 @@ void mdv_pool_queue_wait(mdv_pool *p, unsigned long long first, unsigned long lo
     }
     unsigned long long k;
     while (mdv_queue_claim(p, end, &k)) { /* the range's items nobody took yet: run them here */
-      mdv_queue_run(p, k);
+      mdv_queue_run(p, k, 0);
     }
     int done = 0;
     mdv_spin spin = {0, 0};

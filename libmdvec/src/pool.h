@@ -61,8 +61,10 @@ int mdv_pool_threads(const mdv_pool *p);
    it. Every item in flight (pushed, not yet waited for) is in a ring of `capacity` slots: a push must
    not take the number in flight past it. mdv_pool_run must not be called with items in flight. */
 
-/* Job run once per queue item: ctx as given to mdv_pool_queue_open, the item's value. */
-typedef void (*mdv_pool_item_fn)(void *ctx, int item);
+/* Job run once per queue item: ctx as given to mdv_pool_queue_open, the item's value, and the thread
+   running it: 1..T-1 a worker, T the stand-in for thread 0, 0 the caller (in mdv_pool_queue_wait). No
+   two items run at once on the same number, so per-thread state (a GL context) may be indexed by it. */
+typedef void (*mdv_pool_item_fn)(void *ctx, int item, int thread);
 
 /* Open the pool's queue: ring of capacity items, fn(ctx, item) run on each; start the background thread
    that stands in for thread 0. Return MDV_POOL_OK, or a negative MDV_POOL_E* code with a message in err

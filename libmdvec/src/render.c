@@ -171,9 +171,9 @@ typedef struct rthread_ { /* one pool thread's renderer, made on its first frame
   void *context;          /* its EGLContext, or NULL */
   int failed;             /* nonzero after a GL failure: it draws no more */
   int made;               /* nonzero once con is made */
-  int bound;              /* thread 0: nonzero between begin and end */
+  int bound;              /* a floating slot: nonzero between begin and end */
   mjrContext con;         /* MuJoCo's GL objects, for the model it was made from */
-  mdv_egl_current saved;  /* thread 0: the binding begin replaced */
+  mdv_egl_current saved;  /* a floating slot: the binding begin replaced */
   char error[640];        /* the failure's message */
   char pad[64];           /* keep neighbours' hot fields off each other's cache lines */
 } rthread;
@@ -198,8 +198,15 @@ struct mdv_render_ {
   int max_geom;           /* the reference's scene size */
   mdv_egl *egl;           /* the loaded EGL */
   char renderer[128];     /* GL_RENDERER of the probe context */
-  rthread *th;            /* (T) */
+  rthread *th;            /* (T + 1) slot t for pool thread t; slot T for the queue's stand-in (pool.h) */
 };
+
+/* Nonzero for a slot whose context is current only between begin and end: the caller's (0), whose
+ * thread may change and may have a context of its own, and the queue's stand-in's (T), so that
+ * thread 0 can free it at destroy. A worker's context stays current on it. */
+static int floating(const mdv_render *r, int thread) {
+  return thread == 0 || thread == r->threads;
+}
 
 /* Resolve the camera: the option's text as an id or a name on m, else the task's; return 0 or -1. */
 static int resolve_camera(mdv_render *r, const mjModel *m, char *err, size_t n) {
@@ -298,7 +305,7 @@ int mdv_render_create(mdv_render **out, mdv_pixels_cfg *px, const mdv_task *task
     r->cam_ready = calloc((size_t)num_envs, 1);
     r->scenes = calloc((size_t)num_envs, sizeof *r->scenes);
     r->scene_made = calloc((size_t)num_envs, 1);
-    r->th = calloc((size_t)threads, sizeof *r->th);
+    r->th = calloc((size_t)threads + 1, sizeof *r->th);
     if (!r->pixels || (same_step && !r->final_pixels) || !r->cams || !r->cam_ready || !r->scenes || !r->scene_made ||
         !r->th) {
       code = MDVEC_ERR_NOMEM;
@@ -345,11 +352,11 @@ void mdv_render_begin(mdv_render *r, int thread) {
     fail_thread(th, msg);
     return;
   }
-  if (thread == 0) {
+  if (floating(r, thread)) {
     mdv_egl_save(r->egl, &th->saved);
     th->bound = 1;
   }
-  if ((thread == 0 || fresh) && mdv_egl_make_current(r->egl, th->context, msg, sizeof msg)) {
+  if ((floating(r, thread) || fresh) && mdv_egl_make_current(r->egl, th->context, msg, sizeof msg)) {
     char full[600];
     snprintf(full, sizeof full, "%s (thread %d)", msg, thread);
     fail_thread(th, full);
@@ -367,7 +374,7 @@ void mdv_render_end(mdv_render *r, int thread) {
       fail_thread(th, msg);
     }
   }
-  if (thread == 0 && th->bound) {
+  if (floating(r, thread) && th->bound) {
     mdv_egl_restore(r->egl, &th->saved);
     th->bound = 0;
   }
@@ -498,22 +505,29 @@ void mdv_render_keep_final(mdv_render *r, int i) {
     memcpy(r->final_pixels + (size_t)i * r->env_bytes, r->pixels + (size_t)i * r->env_bytes, r->env_bytes);
 }
 
-void mdv_render_thread_free(mdv_render *r, int thread) {
-  rthread *th = &r->th[thread];
+/* Free slot `slot`'s GL objects and context; a floating slot's on this thread (it is current nowhere). */
+static void free_slot(mdv_render *r, int slot) {
+  rthread *th = &r->th[slot];
   if (!th->context) return;
   char msg[512];
   mdv_egl_current saved;
-  if (thread == 0) mdv_egl_save(r->egl, &saved);
-  int current = thread == 0 ? !mdv_egl_make_current(r->egl, th->context, msg, sizeof msg) : !th->failed;
+  int fl = floating(r, slot);
+  if (fl) mdv_egl_save(r->egl, &saved);
+  int current = fl ? !mdv_egl_make_current(r->egl, th->context, msg, sizeof msg) : !th->failed;
   if (th->made && current) mjr_freeContext(&th->con); /* its GL objects: only with their context current */
   th->made = 0;
-  if (thread == 0) mdv_egl_restore(r->egl, &saved);
+  if (fl) mdv_egl_restore(r->egl, &saved);
   mdv_egl_destroy(r->egl, th->context); /* releases it first where it is current (a worker) */
   th->context = NULL;
 }
 
+void mdv_render_thread_free(mdv_render *r, int thread) {
+  free_slot(r, thread);
+  if (thread == 0) free_slot(r, r->threads); /* the stand-in's, current nowhere between its items */
+}
+
 int mdv_render_status(const mdv_render *r, char *msg, size_t n) {
-  for (int t = 0; r && t < r->threads; t++) {
+  for (int t = 0; r && t <= r->threads; t++) {
     if (r->th[t].failed) {
       snprintf(msg, n, "%s", r->th[t].error);
       return MDVEC_ERR_GL;

@@ -7,12 +7,14 @@
  * references flip them); frames of a stack oldest first, a reset filling the whole stack with its first
  * frame (Gymnasium's FrameStackObservation with padding_type "reset", its default, and EnvPool's).
  *
- * Threads: each pool thread owns one EGL context (egl.h) and one mjrContext + mjvScene, made on its first
- * frame from the model of the first env it draws (the envs of a handle share their meshes and textures)
- * and freed at destroy on the same thread (mdv_render_thread_free, run as a pool job). A worker's context
- * stays current on it; thread 0 is the caller's thread, which may change from call to call and may have
- * a context of its own current (a Gymnasium renderer's): mdv_render_begin saves that binding and makes
- * thread 0's context current, mdv_render_end puts it back.
+ * Threads: each pool thread owns one EGL context (egl.h) and one mjrContext, made on its first frame
+ * from the model of the first env it draws (the envs of a handle share their meshes and textures) and
+ * freed at destroy on the same thread (mdv_render_thread_free, run as a pool job); each env has its own
+ * mjvScene. A worker's context stays current on it. Thread 0 is the caller's thread, which may change
+ * from call to call and may have a context of its own current (a Gymnasium renderer's): mdv_render_begin
+ * saves that binding and makes thread 0's context current, mdv_render_end puts it back. Thread T (the
+ * thread count) is the background queue's stand-in for thread 0 (pool.h: asynchronous send/recv draws
+ * there too); it binds and releases its context the same way, so thread 0 frees it at destroy.
  *
  * Errors: a GL failure (no context, a context lost) stops that thread's drawing and is reported by
  * mdv_render_status after the call (MDVEC_ERR_GL); it stays reported on every later call (make a new
@@ -74,11 +76,12 @@ int mdv_render_create(mdv_render **out, mdv_pixels_cfg *px, const mdv_task *task
  * or be abandoned in a forked child); NULL is a no-op. */
 void mdv_render_free(mdv_render *r);
 
-/* Before drawing on pool thread `thread` (0: the caller's): make its context on first use, and on thread
- * 0 make it current, saving the binding it replaces. */
+/* Before drawing on pool thread `thread` (0: the caller's; T: the queue's stand-in): make its context on
+ * first use, and on threads 0 and T make it current, saving the binding it replaces. */
 void mdv_render_begin(mdv_render *r, int thread);
 
-/* After drawing on pool thread `thread`: check GL's error state; on thread 0 put the saved binding back. */
+/* After drawing on pool thread `thread`: check GL's error state; on threads 0 and T put the saved binding
+ * back. */
 void mdv_render_end(mdv_render *r, int thread);
 
 /* Draw env i (model m, data d) on pool thread `thread` (between begin and end) into its row:
@@ -88,7 +91,8 @@ void mdv_render_frame(mdv_render *r, int thread, int i, const mjModel *m, const 
 /* Copy env i's row into its final row (SAME_STEP, before the autoreset overwrites the row). */
 void mdv_render_keep_final(mdv_render *r, int i);
 
-/* Free pool thread `thread`'s GL objects and context on that thread (at destroy, as a pool job). */
+/* Free pool thread `thread`'s GL objects and context on that thread (at destroy, as a pool job); thread 0
+ * frees the queue stand-in's (thread T's) too. */
 void mdv_render_thread_free(mdv_render *r, int thread);
 
 /* Return MDVEC_OK, or MDVEC_ERR_GL with the first failed thread's message in msg. */

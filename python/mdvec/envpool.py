@@ -14,6 +14,11 @@ info keys (Gymnasium's, e.g. Hopper's ``x_position`` ... ``reward_survive``). Au
 Gymnasium's NEXT_STEP): the step after an episode ended resets that env, its action ignored, and returns its first
 observation with reward 0, not terminated, not truncated, ``elapsed_step`` 0.
 
+Pixel observations (mdvec's, not EnvPool's): ``obs_mode="pixels"`` or ``"state+pixels"`` with ``width``,
+``height``, ``camera`` and ``frame_stack`` as ``mdvec.make`` takes them; the frames are drawn on the library's
+threads in both modes, and the observation is the frames, or a dict of the state (``"state"``, or a Control Suite
+task's parts) and ``"pixels"`` (the dm type: one more field ``pixels`` of ``State``).
+
 Asynchronous mode (``batch_size < num_envs``): ``send`` returns at once while the library's threads step the
 envs; ``recv`` returns the next ``batch_size`` envs *in send order* (EnvPool: the first ``batch_size`` to finish).
 So which envs come back together never depends on timing, and each env's results equal, bit for bit, those of
@@ -78,6 +83,9 @@ ENVPOOL_INFO_ALIASES: dict[str, dict[str, str | float]] = {
     "HumanoidStandup-v5": {"reward_alive": 1.0},
 }
 RENDER_KEYS = ("render_mode", "render_env_id", "render_width", "render_height", "render_camera_id", "from_pixels")
+# mdvec's pixel observations (mdvec._pixels: frames drawn on the library's threads, asynchronous calls included):
+# an extension, EnvPool's MuJoCo tasks have none. frame_stack is taken with obs_mode only (else FIXED at 1).
+PIXEL_KEYS = ("obs_mode", "width", "height", "camera")
 
 _STEP_TYPE_FIRST, _STEP_TYPE_MID, _STEP_TYPE_LAST = 0, 1, 2  # dm_env.StepType
 _namedtuple: Any = collections.namedtuple  # field names known at run time (EnvPool builds its tuples so)
@@ -148,7 +156,8 @@ def _options_of(task: str, max_episode_steps: int | None, kwargs: dict[str, Any]
     for key in RENDER_KEYS:
         if key in kwargs:
             raise NotImplementedError(
-                f"{key}: mdvec.envpool does not render; mdvec.make(..., render_mode='rgb_array') renders frames"
+                f"{key}: mdvec.envpool has no render(); frames as observations: obs_mode='pixels' (width, height, "
+                "camera, frame_stack), and mdvec.make(..., render_mode='rgb_array') renders"
             )
     for key, value in kwargs.items():
         if key in FIXED:
@@ -179,6 +188,22 @@ def _options_of(task: str, max_episode_steps: int | None, kwargs: dict[str, Any]
         else:
             raise TypeError(f"max_episode_steps: task {task!r} has no episode limit option")
     return out
+
+
+def _pixel_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Take mdvec's pixel keywords (``PIXEL_KEYS``, and ``frame_stack`` beside an ``obs_mode`` with frames) out of
+    kwargs; return them for VecEnv. A frame size or camera without frames is a ValueError."""
+    pixels = {k: kwargs.pop(k) for k in PIXEL_KEYS if k in kwargs}
+    if pixels.get("obs_mode", "state") == "state":
+        extra = sorted(set(pixels) - {"obs_mode"})
+        if extra:
+            raise ValueError(
+                f"{', '.join(extra)}: settings of pixel observations; pass obs_mode='pixels' or 'state+pixels' too"
+            )
+        return {}
+    if "frame_stack" in kwargs:
+        pixels["frame_stack"] = kwargs.pop("frame_stack")
+    return pixels
 
 
 def _seeds(seed: Any, num_envs: int) -> tuple[int, list[int] | None]:
@@ -214,6 +239,9 @@ class EnvSpec:
         from .vector import DictObs, DictSpace, Space, suite_action_bounds
 
         spec = venv.spec
+        px = venv._h.pixel_spec
+        self.obs_mode = px.obs_mode if px is not None else "state"
+        self.pixel_shape: tuple[int, ...] | None = tuple(px.shape) if px is not None else None
         self.task = task
         self.env_id = envpool_id(task)
         self.gen_config = _namedtuple("Config", list(config))  # EnvPool's name
@@ -235,14 +263,30 @@ class EnvSpec:
                 return spaces.Box(lo, hi, lo.shape, dtype)
             return Space(lo.shape, np.dtype(dtype), lo, hi)
 
+        def dict_space(parts: list[tuple[str, Any]]) -> Any:
+            return spaces.Dict(parts) if spaces is not None else DictSpace(dict(parts))
+
         if self.layout:
             parts = [
                 (name, box(np.full(shape, -np.inf), np.full(shape, np.inf), np.float64)) for name, shape in self.layout
             ]
-            self.observation_space = spaces.Dict(parts) if spaces is not None else DictSpace(dict(parts))
+            self.observation_space = dict_space(parts)
         else:
             d = self.obs_dim
             self.observation_space = box(np.full(d, -np.inf), np.full(d, np.inf), self.obs_dtype)
+        # the keys of a dict observation with frames, sorted as mdvec.make's (gymnasium.spaces.Dict sorts a dict's)
+        self.pixel_keys: tuple[str, ...] = ()
+        if self.pixel_shape is not None:  # mdvec.make's spaces: the frames, or a dict with "pixels"
+            frames = box(np.zeros(self.pixel_shape), np.full(self.pixel_shape, 255), np.uint8)
+            if self.obs_mode == "pixels":
+                self.observation_space = frames
+            else:
+                state = (
+                    dict(self.observation_space.spaces.items()) if self.layout else {"state": self.observation_space}
+                )
+                both = sorted({**state, "pixels": frames}.items())
+                self.pixel_keys = tuple(k for k, _ in both)
+                self.observation_space = dict_space(both)
         self.action_space = box(self.action_low, self.action_high, np.float64)  # EnvPool's: float64
 
     @property
@@ -266,11 +310,14 @@ class EnvSpec:
             "step_type": ArraySpec(i32, (), *big),
             "trunc": ArraySpec(np.dtype(bool), (), False, True),
         }
-        if self.layout:
+        if self.obs_mode != "pixels" and self.layout:
             for name, shape in self.layout:
                 out[f"obs:{name}"] = ArraySpec(np.dtype(np.float64), tuple(shape), -np.inf, np.inf)
-        else:
+        elif self.obs_mode != "pixels":
             out["obs"] = ArraySpec(self.obs_dtype, (self.obs_dim,), -np.inf, np.inf)
+        if self.pixel_shape is not None:
+            name = "obs" if self.obs_mode == "pixels" else "obs:pixels"
+            out[name] = ArraySpec(np.dtype(np.uint8), self.pixel_shape, 0, 255)
         for name, rows, dtype, _, is_array in info_keys(self.info_fields):
             shape = (len(rows),) if is_array else ()
             dt = np.dtype(np.float64) if isinstance(dtype, str) else np.dtype(dtype)
@@ -304,14 +351,27 @@ class EnvSpec:
             "env_id": specs.Array((), np.int32, "env_id"),
             "players": _namedtuple("players", ["env_id"])(specs.Array((), np.int32, "env_id")),
         }
-        parts = self.layout or (("obs", (self.obs_dim,)),)
+        parts = () if self.obs_mode == "pixels" else (self.layout or (("obs", (self.obs_dim,)),))
+        arrays = {}
         for name, shape in parts:
             dtype = np.float64 if self.layout else self.obs_dtype
-            fields[name] = specs.BoundedArray(tuple(shape), dtype, -np.inf, np.inf, name)
+            arrays[name] = specs.BoundedArray(tuple(shape), dtype, -np.inf, np.inf, name)
+        if self.pixel_shape is not None:
+            arrays["pixels"] = specs.BoundedArray(self.pixel_shape, np.uint8, 0, 255, "pixels")
+        fields.update((name, arrays[name]) for name in self.dm_parts())
         for name, rows, dtype, _, is_array in info_keys(self.info_fields):
             dt = np.float64 if isinstance(dtype, str) else dtype
             fields[_field(name)] = specs.Array((len(rows),) if is_array else (), dt, _field(name))
         return _namedtuple("State", list(fields))(**fields)
+
+    def dm_parts(self) -> list[str]:
+        """The dm type's observation fields of State, in order: ``obs`` or a Control Suite task's parts, with
+        frames ``pixels`` (alone, or with the others in the gymnasium type's key order, "state" as ``obs``)."""
+        if self.obs_mode == "pixels":
+            return ["pixels"]
+        if self.pixel_keys:
+            return ["obs" if k == "state" else k for k in self.pixel_keys]
+        return [name for name, _ in self.layout] or ["obs"]
 
     def action_spec(self) -> Any:
         """dm_env's action spec: a BoundedArray (act_dim,) float64 with the task's bounds."""
@@ -368,10 +428,14 @@ class EnvPool(NoCopy):
         base_seed, first_seeds = _seeds(seed, num_envs)
         if env_seeds is not None and len(env_seeds):
             base_seed, first_seeds = _seeds(list(env_seeds), num_envs)
+        pixels = _pixel_options(kwargs)
         options = _options_of(task, max_episode_steps, kwargs)
         threads = int(num_threads) if num_threads else None
-        self._env = VecEnv(num_envs, seed=base_seed, threads=threads, task=task, autoreset_mode="next_step", **options)
+        self._env = VecEnv(
+            num_envs, seed=base_seed, threads=threads, task=task, autoreset_mode="next_step", **options, **pixels
+        )
         h = self._env._h
+        self._pixels = h.pixel_spec  # None: obs_mode "state"
         L = lib()
         if getattr(L, "mdvec_send", None) is None or L.mdvec_send.argtypes is None:
             self._env.close()
@@ -394,6 +458,10 @@ class EnvPool(NoCopy):
             "max_episode_steps": int(spec.max_episode_steps),
         }
         config.update({k: v for k, v in spec.options.items() if k not in config})
+        if self._pixels is not None:
+            px = self._pixels
+            config.update(obs_mode=px.obs_mode, width=px.width, height=px.height, camera_id=px.camera_id)
+            config["frame_stack"] = px.frame_stack
         self._spec = EnvSpec(task, config, self._env)
         self.task = task
         self.env_id = self._spec.env_id
@@ -559,6 +627,7 @@ class EnvPool(NoCopy):
         if ids is None:
             return {
                 "obs": h.obs.copy(),
+                "pixels": h.pixels.copy() if h.pixels is not None else None,
                 "reward": h.reward.copy(),
                 "terminated": h.terminated.copy(),
                 "truncated": h.truncated.copy(),
@@ -568,6 +637,7 @@ class EnvPool(NoCopy):
             }
         return {
             "obs": h.obs[ids],
+            "pixels": h.pixels[ids] if h.pixels is not None else None,
             "reward": h.reward[ids],
             "terminated": h.terminated[ids],
             "truncated": h.truncated[ids],
@@ -603,11 +673,18 @@ class EnvPool(NoCopy):
         info["elapsed_step"] = elapsed
         return info, elapsed
 
-    def _obs(self, obs: np.ndarray) -> Any:
-        if not self._parts:
-            return obs
+    def _obs(self, rows: dict[str, Any]) -> Any:
+        """The observations of rows: the state (a Control Suite task's parts in a dict), the frames (obs_mode
+        "pixels"), or a dict of both ("state" or the parts, then "pixels")."""
+        obs, frames = rows["obs"], rows["pixels"]
+        if self._pixels is not None and self._pixels.obs_mode == "pixels":
+            return frames
         n = obs.shape[0]
-        return {name: obs[:, a:b].reshape((n, *shape)) for name, a, b, shape in self._parts}
+        state = {name: obs[:, a:b].reshape((n, *shape)) for name, a, b, shape in self._parts} if self._parts else obs
+        if frames is None:
+            return state
+        both = {**state, "pixels": frames} if self._parts else {"state": state, "pixels": frames}
+        return {k: both[k] for k in self._spec.pixel_keys}
 
     def recv(self, reset: bool = False, return_info: bool = True) -> Any:
         """Receive the next batch_size envs in send order (waiting for them); in the synchronous mode
@@ -716,7 +793,7 @@ class GymnasiumEnvPool(EnvPool, _gym_vector_base()):  # type: ignore[misc]
 
     def _format(self, ids: np.ndarray, rows: dict[str, Any], reset: bool) -> Any:
         info, _ = self._info(ids, rows)
-        obs = self._obs(rows["obs"])
+        obs = self._obs(rows)
         if reset:
             return obs, info
         return obs, rows["reward"], rows["terminated"], rows["truncated"], info
@@ -733,7 +810,7 @@ class DMEnvPool(EnvPool):
             self._timestep: Any = importlib.import_module("dm_env").TimeStep
         except ImportError:
             self._timestep = _namedtuple("TimeStep", ["step_type", "reward", "discount", "observation"])
-        parts = [name for name, *_ in self._parts] or ["obs"]
+        parts = self._spec.dm_parts()
         self._state = _namedtuple("State", ["env_id", "players", *parts, *(_field(k[0]) for k in self._info_keys)])
         self._players = _namedtuple("players", ["env_id"])
 
@@ -745,8 +822,11 @@ class DMEnvPool(EnvPool):
 
     def _format(self, ids: np.ndarray, rows: dict[str, Any], reset: bool) -> Any:
         info, _ = self._info(ids, rows)
-        obs = self._obs(rows["obs"])
-        parts = obs if isinstance(obs, dict) else {"obs": obs}
+        obs = self._obs(rows)
+        if isinstance(obs, dict):
+            parts = {("obs" if k == "state" else k): v for k, v in obs.items()}
+        else:
+            parts = {"pixels" if self._pixels is not None else "obs": obs}
         fields = [info[k[0]] for k in self._info_keys]
         state = self._state(ids, self._players(ids.copy()), *parts.values(), *fields)
         step_type = np.full(len(ids), _STEP_TYPE_MID, np.int32)

@@ -322,18 +322,27 @@ typedef struct {
   double out[Q_CAP]; /* written by the item's thread: read by the caller after the wait */
   atomic_int runs[Q_CAP];
   pthread_t caller;
-  atomic_int on_caller; /* items the caller ran itself (in its waits) */
+  atomic_int on_caller;  /* items the caller ran itself (in its waits) */
+  int threads;           /* T */
+  atomic_int busy[5];    /* items running now with thread number t (0..T): at most one */
+  atomic_int bad_thread; /* items given a number out of [0, T], 0 off the caller, or one already in use */
 } q_ctx;
 
-static void q_item(void *vctx, int item) {
+static void q_item(void *vctx, int item, int thread) {
   q_ctx *c = (q_ctx *)vctx;
+  int on_caller = pthread_equal(pthread_self(), c->caller);
+  int in_range = thread >= 0 && thread <= c->threads, ok = in_range && (thread == 0) == on_caller;
+  if (in_range && atomic_fetch_add_explicit(&c->busy[thread], 1, memory_order_relaxed) != 0) ok = 0;
   c->out[item] = 2.0 * c->in[item] + 1.0;
   atomic_fetch_add_explicit(&c->runs[item], 1, memory_order_relaxed);
-  if (pthread_equal(pthread_self(), c->caller)) atomic_fetch_add_explicit(&c->on_caller, 1, memory_order_relaxed);
+  if (on_caller) atomic_fetch_add_explicit(&c->on_caller, 1, memory_order_relaxed);
+  if (in_range) atomic_fetch_sub_explicit(&c->busy[thread], 1, memory_order_relaxed);
+  if (!ok) atomic_fetch_add_explicit(&c->bad_thread, 1, memory_order_relaxed);
 }
 
 /* Random pushes and waits (the ring wrapping thousands of times): every item runs once, its input visible
- * to its thread and its output to the caller after the wait (TSan checks the edges); then a cancel with
+ * to its thread and its output to the caller after the wait (TSan checks the edges), each run given a thread
+ * number in [0, T] that no other item running at the same time has (0 only on the caller); then a cancel with
  * items in flight drops the unclaimed ones and returns, and the pool is destroyed. 1 to 4 threads. */
 static void test_queue(void) {
   for (int threads = 1; threads <= 4; ++threads) {
@@ -344,6 +353,7 @@ static void test_queue(void) {
     static q_ctx c;
     memset(&c, 0, sizeof c);
     c.caller = pthread_self();
+    c.threads = threads;
     CHECK(!mdv_pool_queue_is_open(p));
     CHECK(mdv_pool_queue_open(p, Q_CAP, q_item, &c, err, sizeof err) == MDV_POOL_OK && mdv_pool_queue_is_open(p));
     CHECK(mdv_pool_queue_open(p, Q_CAP, q_item, &c, err, sizeof err) == MDV_POOL_EINVAL); /* already open */
@@ -374,6 +384,7 @@ static void test_queue(void) {
     for (int v = 0; v < Q_CAP; ++v) runs += atomic_load(&c.runs[v]);
     CHECK(bad == 0);
     CHECK((unsigned long long)runs == pushed);
+    CHECK(atomic_load(&c.bad_thread) == 0); /* thread numbers: 1..T-1 workers, T the stand-in, 0 the caller */
     int values[Q_CAP] = {0, 1, 2, 3, 4, 5, 6};
     mdv_pool_queue_push(p, values, Q_CAP); /* in flight at the cancel */
     unsigned long long dropped = mdv_pool_queue_cancel(p, waited);

@@ -1,7 +1,8 @@
 /* Pixel observations (render.c, egl.c): EGL is loaded only when frames are asked for; a missing EGL, bad
  * sizes and cameras are refused at create with a message; frames are drawn with one context per pool thread
- * (the same bytes at 1 and 2 threads), stacked oldest first and filled on reset; the caller's own EGL
- * binding survives a call; a lost context fails the call, not the process; nothing leaks (ASan, TSan).
+ * (the same bytes at 1 and 2 threads, and with asynchronous send/recv), stacked oldest first and filled on
+ * reset; the caller's own EGL binding survives a call; a lost context fails the call, not the process;
+ * nothing leaks (ASan, TSan).
  * The built-in duck keeps it free of files. Without a usable EGL the drawing checks are skipped (exit 77)
  * saying why. Frames equal to the references' are tests/py/test_pixels.py's. */
 #include <stdio.h>
@@ -168,10 +169,31 @@ static int with_gl(void) {
   mdv_egl_save(mine, &cur);
   CHECK_THAT("the caller's context is still current", cur.context == ctx);
 
-  /* the asynchronous calls do not draw frames yet: refused, saying so, nothing sent */
-  int32_t ids[1] = {0};
-  CHECK(mdvec_send(h2, act, MDVEC_DTYPE_F64, ids, 1) == MDVEC_ERR_STATE);
-  CHECK_THAT(WHAT("send refused: %s", mdvec_errmsg(h2)), strstr(mdvec_errmsg(h2), "pixel observations") != NULL);
+  /* asynchronous send/recv draws too, on the queue's threads and on the caller's in recv: envs sent out of
+   * order and received in two batches hold the bytes of synchronous steps, and a seeded send_reset the
+   * bytes of a seeded reset; the caller's binding survives */
+  int same_async = 1;
+  for (int t = 0; t < 3; t++) {
+    double rev[2 * 14]; /* rows in the order of ids: env 1, then env 0 */
+    for (int k = 0; k < 2 * 14; k++) act[k] = 0.5 * ((k * 5 + t * 7) % 5 - 2) / 2.0;
+    memcpy(rev, act + 14, 14 * sizeof *rev);
+    memcpy(rev + 14, act, 14 * sizeof *rev);
+    const int32_t order[2] = {1, 0};
+    int32_t got[2] = {-1, -1};
+    CHECK(mdvec_step(h1, act) == MDVEC_OK);
+    CHECK(mdvec_send(h2, rev, MDVEC_DTYPE_F64, order, 2) == MDVEC_OK);
+    CHECK(mdvec_recv(h2, 1, got) == MDVEC_OK && got[0] == 1);
+    CHECK(mdvec_recv(h2, 1, got + 1) == MDVEC_OK && got[1] == 0);
+    same_async &= !memcmp(mdvec_pixels(h1), mdvec_pixels(h2), all);
+  }
+  CHECK_THAT("async steps: the bytes of synchronous steps", same_async);
+  const uint64_t reseed[2] = {11, 12};
+  CHECK(mdvec_reset_envs(h1, NULL, reseed, NULL) == MDVEC_OK);
+  CHECK(mdvec_send_reset(h2, NULL, 2, reseed, NULL) == MDVEC_OK && mdvec_recv(h2, 2, NULL) == MDVEC_OK);
+  CHECK_THAT("async seeded reset: the bytes of a synchronous one", !memcmp(mdvec_pixels(h1), mdvec_pixels(h2), all));
+  CHECK(!memcmp(frame(h2, 0, 0), frame(h2, 0, 2), fb));
+  mdv_egl_save(mine, &cur);
+  CHECK_THAT("the caller's context is still current after recv", cur.context == ctx);
 
   /* explicit reset of one env with parameters-free mask: its stack is refilled */
   uint8_t mask[2] = {0, 1};

@@ -48,7 +48,7 @@ def rollout(env, steps: int, seed_actions: int = 0) -> dict[int, list[tuple]]:
         inflight -= len(ids)
         order.append(ids.tolist())
         for j, i in enumerate(ids):
-            rows[int(i)].append((obs[j].copy(), rew[j], term[j], trunc[j], info["elapsed_step"][j]))
+            rows[int(i)].append((row(obs, j), rew[j], term[j], trunc[j], info["elapsed_step"][j]))
         go = [int(i) for i in ids if counts[i] < steps]
         if go:
             counts[go] += 1
@@ -64,19 +64,32 @@ def sync_rollout(env, steps: int, seed_actions: int = 0) -> dict[int, list[tuple
     rows: dict[int, list[tuple]] = {i: [] for i in range(n)}
     obs, info = env.reset()
     for i in range(n):
-        rows[i].append((obs[i].copy(), 0.0, False, False, info["elapsed_step"][i]))
+        rows[i].append((row(obs, i), 0.0, False, False, info["elapsed_step"][i]))
     for t in range(1, steps + 1):
         a = np.stack([np.sin(0.7 * t + 1.3 * i + seed_actions + np.arange(act)) for i in range(n)])
         obs, rew, term, trunc, info = env.step(a)
         assert info["env_id"].tolist() == list(range(n))
         for i in range(n):
-            rows[i].append((obs[i].copy(), rew[i], term[i], trunc[i], info["elapsed_step"][i]))
+            rows[i].append((row(obs, i), rew[i], term[i], trunc[i], info["elapsed_step"][i]))
     return rows
+
+
+def row(obs, j: int):
+    """Env row j of a batch of observations (an array, or a dict of arrays), copied."""
+    return {k: v[j].copy() for k, v in obs.items()} if isinstance(obs, dict) else obs[j].copy()
+
+
+def same_obs(a, b) -> bool:
+    """Equal dtype, shape and values (dicts: the same keys in the same order, each equal)."""
+    if isinstance(b, dict):
+        return isinstance(a, dict) and list(a) == list(b) and all(same_obs(a[k], b[k]) for k in b)
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
 
 
 def same_rows(a: list[tuple], b: list[tuple]) -> bool:
     return len(a) == len(b) and all(
-        np.array_equal(x[0], y[0]) and all(p == q for p, q in zip(x[1:], y[1:])) for x, y in zip(a, b)
+        same_obs(x[0], y[0]) and all(p == q for p, q in zip(x[1:], y[1:])) for x, y in zip(a, b)
     )
 
 
@@ -237,6 +250,81 @@ def test_async_equals_sync(task: str) -> None:
     assert got["order"][:4] == [[0, 1], [2, 3], [0, 1], [2, 3]]  # fixed groups in a fixed rotation
     for i in range(4):
         assert same_rows(got["rows"][i], want[i]), f"env {i}"
+
+
+def egl_or_skip() -> None:
+    """Skip, with the library's message, where no EGL can draw frames."""
+    try:
+        env = envpool.make(DUCK, num_envs=1, obs_mode="pixels", width=8, height=8)
+    except MdvecError as exc:
+        if exc.code == -11:  # MDVEC_ERR_GL
+            pytest.skip(f"no usable EGL here: {exc}")
+        raise
+    env.close()
+
+
+PIXELS = {"width": 24, "height": 20, "frame_stack": 2}  # 24 * 3 bytes a row: not a multiple of GL's 4 ... of 8
+
+
+@pytest.mark.parametrize("obs_mode", ["pixels", "state+pixels"])
+def test_pixels_async_equal_sync_and_make(obs_mode: str) -> None:
+    """Pixel observations (mdvec's extension): frames drawn under async send/recv (on the queue's threads and on
+    the caller's in recv; 4 envs, batch 2, 2 threads, episodes of 5 steps so that NEXT_STEP resets refill the
+    stacks) equal, byte for byte, the synchronous steps' (one libmdvec step), and those equal mdvec.make's vector
+    env with the same seeds and actions (whose frames test_frames.py compares with Gymnasium's)."""
+    egl_or_skip()
+    steps = 9
+    kw = {**SHORT, **PIXELS, "obs_mode": obs_mode}
+    sync = envpool.make(DUCK, num_envs=4, seed=9, max_episode_steps=5, num_threads=2, **kw)
+    want = sync_rollout(sync, steps)
+    space = sync.observation_space
+    sync.close()
+    env = envpool.make(DUCK, num_envs=4, batch_size=2, seed=9, max_episode_steps=5, num_threads=2, **kw)
+    got = rollout(env, steps)
+    env.close()
+    frames_of = (lambda o: o) if obs_mode == "pixels" else (lambda o: o["pixels"])
+    for i in range(4):
+        assert same_rows(got["rows"][i], want[i]), f"env {i}"
+        assert frames_of(want[i][0][0]).shape == (2, 20, 24, 3) and frames_of(want[i][0][0]).dtype == np.uint8
+        assert len({frames_of(r[0]).tobytes() for r in want[i]}) > 2  # the frames change as the duck moves
+        assert space.contains(want[i][1][0])
+    if obs_mode == "state+pixels":
+        assert list(want[0][0][0]) == ["pixels", "state"] and want[0][0][0]["state"].shape == (48,)  # sorted
+
+    import mdvec
+
+    vec = mdvec.make("duck", num_envs=4, seed=9, episode_len=5, threads=2, **kw)
+    obs, _ = vec.reset(seed=9)
+    for i in range(4):
+        assert same_obs(row(obs, i), want[i][0][0]), f"env {i}: mdvec.make's first frames"
+    act = vec.single_action_space.shape[0]
+    for t in range(1, steps + 1):
+        a = np.stack([np.sin(0.7 * t + 1.3 * i + np.arange(act)) for i in range(4)])
+        obs = vec.step(a)[0]
+        for i in range(4):
+            assert same_obs(row(obs, i), want[i][t][0]), f"env {i}, step {t}: mdvec.make's frames"
+    vec.close()
+
+
+def test_pixels_dm_type_and_refusals() -> None:
+    """The dm type gives the frames as the State's field ``pixels``; frame sizes without obs_mode, and EnvPool's
+    render keywords, are refused naming what to pass."""
+    egl_or_skip()
+    env = envpool.make_dm(DUCK, num_envs=2, seed=1, obs_mode="state+pixels", **PIXELS)
+    ts = env.reset()
+    assert ts.observation._fields[:4] == ("env_id", "players", "pixels", "obs")  # the gymnasium type's order
+    assert ts.observation.pixels.shape == (2, 2, 20, 24, 3) and ts.observation.obs.shape == (2, 48)
+    assert env.spec.state_array_spec["obs:pixels"].shape == (2, 20, 24, 3)
+    env.close()
+    env = envpool.make_dm(DUCK, num_envs=2, batch_size=1, seed=1, obs_mode="pixels", width=8, height=8)
+    env.async_reset()
+    ts = env.recv()
+    assert "obs" not in ts.observation._fields and ts.observation.pixels.shape == (1, 8, 8, 3)
+    env.close()
+    with pytest.raises(ValueError, match="obs_mode"):
+        envpool.make(DUCK, num_envs=1, width=8)
+    with pytest.raises(NotImplementedError, match="obs_mode='pixels'"):
+        envpool.make(DUCK, num_envs=1, from_pixels=True)
 
 
 def test_async_run_to_run_identical_at_1_and_2_threads() -> None:
