@@ -14,7 +14,7 @@ info keys (Gymnasium's, e.g. Hopper's ``x_position`` ... ``reward_survive``). Au
 Gymnasium's NEXT_STEP): the step after an episode ended resets that env, its action ignored, and returns its first
 observation with reward 0, not terminated, not truncated, ``elapsed_step`` 0.
 
-Pixel observations (mdvec's, not EnvPool's): ``obs_mode="pixels"`` or ``"state+pixels"`` with ``width``,
+Pixel observations (mdvec's, not EnvPool's ``from_pixels``): ``obs_mode="pixels"`` or ``"state+pixels"`` with ``width``,
 ``height``, ``camera`` and ``frame_stack`` as ``mdvec.make`` takes them; the frames are drawn on the library's
 threads in both modes, and the observation is the frames, or a dict of the state (``"state"``, or a Control Suite
 task's parts) and ``"pixels"`` (the dm type: one more field ``pixels`` of ``State``).
@@ -83,8 +83,9 @@ ENVPOOL_INFO_ALIASES: dict[str, dict[str, str | float]] = {
     "HumanoidStandup-v5": {"reward_alive": 1.0},
 }
 RENDER_KEYS = ("render_mode", "render_env_id", "render_width", "render_height", "render_camera_id", "from_pixels")
-# mdvec's pixel observations (mdvec._pixels: frames drawn on the library's threads, asynchronous calls included):
-# an extension, EnvPool's MuJoCo tasks have none. frame_stack is taken with obs_mode only (else FIXED at 1).
+# mdvec's pixel observations (mdvec._pixels: frames drawn on the library's threads, asynchronous calls included),
+# mdvec.make's keywords, not EnvPool's from_pixels (channel-first frames of its own camera: refused with
+# RENDER_KEYS). frame_stack is taken with obs_mode only (else FIXED at 1).
 PIXEL_KEYS = ("obs_mode", "width", "height", "camera")
 
 _STEP_TYPE_FIRST, _STEP_TYPE_MID, _STEP_TYPE_LAST = 0, 1, 2  # dm_env.StepType
