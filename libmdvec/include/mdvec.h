@@ -647,6 +647,12 @@ MDVEC_API int mdvec_reset_with_params(mdvec_t *env, int i, const mdvec_params_t 
  *                  cfg.option_kinds say whether "3" is an id or a name
  *   "frame_stack"  frames per observation, oldest first (1); a reset fills the stack with its first frame
  *                  (Gymnasium's FrameStackObservation default padding "reset", as EnvPool)
+ *   "gymnasium"    the rules of Gymnasium's MujocoEnv renderer that a Gymnasium v5 task's frames follow:
+ *                  "1.4" (default; no camera named: the free camera with the task's DEFAULT_CAMERA_CONFIG,
+ *                  MuJoCo's offscreen buffer grown to the frame) or "1.2" (Gymnasium 1.0 - 1.3: the model's
+ *                  camera "track" when it has one; the buffer of the frame's size, on which the picture
+ *                  depends). Other tasks draw as their reference does either way. The Python binding passes
+ *                  the installed Gymnasium's rules.
  * Each env's frame equals its reference's render of the same state byte for byte on the same GL (the
  * reference: Gymnasium's env wrapped in AddRenderObservation(render_only=True), rgb_array; dm_control's
  * Physics.render for the Control Suite), rows top first. Frames are drawn after every reset and step, each

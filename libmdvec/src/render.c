@@ -18,7 +18,7 @@
 
 /*---------------------------------- The pixel options ---------------------------------------------*/
 
-enum { PX_OBS_MODE, PX_WIDTH, PX_HEIGHT, PX_CAMERA, PX_FRAME_STACK, PX_N_OPTIONS };
+enum { PX_OBS_MODE, PX_WIDTH, PX_HEIGHT, PX_CAMERA, PX_FRAME_STACK, PX_GYMNASIUM, PX_N_OPTIONS };
 
 // clang-format off: one option per entry
 static const mdv_option_decl px_options[PX_N_OPTIONS] = {
@@ -32,6 +32,10 @@ static const mdv_option_decl px_options[PX_N_OPTIONS] = {
                  "camera id (-1: the free camera) or name; unset: the task's reference's default camera"},
   [PX_FRAME_STACK] = {"frame_stack", MDVEC_OPT_INT, "1", 1, 1024, NULL,
                       "frames per observation, oldest first; a reset fills the stack with its first frame"},
+  [PX_GYMNASIUM] = {"gymnasium", MDVEC_OPT_CHOICE, "1.4", 0, 0, "1.4|1.2",
+                    "the rules of Gymnasium's MujocoEnv renderer a v5 task's frames follow: 1.4 (no camera named: the "
+                    "free camera; offscreen buffer grown to the frame) or 1.2 (Gymnasium 1.0 - 1.3: the model's "
+                    "camera 'track' if any; buffer of the frame's size)"},
 };
 // clang-format on
 
@@ -106,6 +110,7 @@ int mdv_pixels_split(const mdvec_option_t *given, const int *kinds, int n_given,
   px->width = (int)v[PX_WIDTH].i[0];
   px->height = (int)v[PX_HEIGHT].i[0];
   px->frame_stack = (int)v[PX_FRAME_STACK].i[0];
+  px->gym_legacy = v[PX_GYMNASIUM].i[0] == 1;
   px->camera = (char *)v[PX_CAMERA].s; /* the copy options.c made: ours now */
   v[PX_CAMERA].s = NULL;
   px->camera_kind = v[PX_CAMERA].kind;
@@ -208,9 +213,19 @@ static int floating(const mdv_render *r, int thread) {
   return thread == 0 || thread == r->threads;
 }
 
-/* Resolve the camera: the option's text as an id or a name on m, else the task's; return 0 or -1. */
+/* Nonzero when frames are drawn in an offscreen buffer of the frame's size (Gymnasium 1.2's MujocoEnv). */
+static int frame_sized(const mdv_render *r) {
+  return r->px.gym_legacy && r->draw == MDV_DRAW_GYM;
+}
+
+/* Resolve the camera: the option's text as an id or a name on m, else the task's (Gymnasium 1.2's
+ * MujocoRenderer: the model's camera "track" when it has one); return 0 or -1. */
 static int resolve_camera(mdv_render *r, const mjModel *m, char *err, size_t n) {
   const mdv_pixels_cfg *px = &r->px;
+  if (!px->camera && r->px.gym_legacy && r->draw == MDV_DRAW_GYM) {
+    r->camera_id = mj_name2id(m, mjOBJ_CAMERA, "track"); /* -1 (the free camera) when there is none */
+    return 0;
+  }
   if (!px->camera) {
     r->camera_id = r->decl ? r->decl->camera_id : -1;
     if (r->camera_id >= m->ncam) r->camera_id = -1; /* a task declaring a camera its model lacks: the free one */
@@ -263,8 +278,9 @@ static int probe_gl(mdv_render *r, const mjModel *m, char *err, size_t n) {
   mdv_egl_restore(r->egl, &saved);
   mdv_egl_destroy(r->egl, ctx);
   if (code != MDVEC_OK) return code;
-  int w = r->px.width > m->vis.global.offwidth ? r->px.width : m->vis.global.offwidth;
-  int h = r->px.height > m->vis.global.offheight ? r->px.height : m->vis.global.offheight;
+  int w = r->px.width, h = r->px.height; /* the offscreen buffer's size (make_objects) */
+  if (!frame_sized(r) && w < m->vis.global.offwidth) w = m->vis.global.offwidth;
+  if (!frame_sized(r) && h < m->vis.global.offheight) h = m->vis.global.offheight;
   if (side <= 0 || w > side || h > side) {
     snprintf(err, n,
              "%s: %d pixels is beyond the GL limit of this renderer (%s): frames and MuJoCo's offscreen buffer "
@@ -380,12 +396,13 @@ void mdv_render_end(mdv_render *r, int thread) {
   }
 }
 
-/* Make thread t's mjrContext from model m (its offscreen buffer grown to the frame, as
- * Gymnasium's MujocoEnv grows the model's); a MuJoCo error fails the thread. */
+/* Make thread t's mjrContext from model m (its offscreen buffer grown to the frame, as Gymnasium 1.4's
+ * MujocoEnv and dm_control grow the model's, or set to the frame's size, as Gymnasium 1.2's MujocoEnv sets
+ * it); a MuJoCo error fails the thread. */
 static void make_objects(mdv_render *r, rthread *th, const mjModel *m) {
   mjModel grown = *m; /* a shallow copy: mjr_makeContext only reads the model */
-  if (grown.vis.global.offwidth < r->px.width) grown.vis.global.offwidth = r->px.width;
-  if (grown.vis.global.offheight < r->px.height) grown.vis.global.offheight = r->px.height;
+  if (frame_sized(r) || grown.vis.global.offwidth < r->px.width) grown.vis.global.offwidth = r->px.width;
+  if (frame_sized(r) || grown.vis.global.offheight < r->px.height) grown.vis.global.offheight = r->px.height;
   mdv_trap trap;
   mdv_trap_begin(&trap);
   if (setjmp(trap.env) == 0) {

@@ -37,6 +37,7 @@ typedef struct mdv_pixels_cfg_ { /* the pixel options, resolved (mdv_pixels_spli
   int frame_stack;               /* frames per observation */
   char *camera;                  /* the camera's text (owned), or NULL: the task's */
   int camera_kind;               /* MDVEC_VALUE_* of camera */
+  int gym_legacy;                /* nonzero: Gymnasium 1.2's renderer rules (option gymnasium "1.2") */
 } mdv_pixels_cfg;
 
 typedef struct mdv_render_ mdv_render;

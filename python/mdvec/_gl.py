@@ -13,6 +13,8 @@ second ``mujoco.Renderer`` aborts it: ``__cxa_guard_acquire detected recursive i
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 from typing import Any
 
@@ -23,6 +25,52 @@ class NoGLError(RuntimeError):
 
 MAX_SIZE = 16384  # pixels per side: the largest framebuffer OpenGL implementations commonly allow
 _failure: list[str] = []  # the process's first GL failure (mujoco cannot retry one); empty: none yet
+
+
+@functools.cache
+def gymnasium_offscreen_grows() -> bool:
+    """Whether the installed Gymnasium's ``MujocoEnv._initialize_simulation`` only grows the model's offscreen
+    buffer to the render size (1.4: ``max(XML's, width)``) or sets it to the render size (1.2.2: ``= width``).
+    MuJoCo's picture depends on that buffer, so frames equal to Gymnasium's follow the installed rule."""
+    try:
+        from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
+
+        source = inspect.getsource(MujocoEnv._initialize_simulation)
+    except (ImportError, OSError, TypeError):  # no Gymnasium MuJoCo, or no source shipped: the current rule
+        return True
+    return "max(" in source
+
+
+@functools.cache
+def gymnasium_track_camera() -> bool:
+    """Whether the installed Gymnasium's ``MujocoRenderer``, given no camera, draws through the model's camera
+    "track" when the model has one (Gymnasium 1.0 - 1.3) rather than the free camera with the env's
+    ``default_camera_config`` (1.4). Asked of MujocoRenderer itself, on a one-camera model (no GL is made)."""
+    try:
+        import mujoco
+        from gymnasium.envs.mujoco.mujoco_rendering import MujocoRenderer
+    except Exception:  # noqa: BLE001 - no Gymnasium MuJoCo rendering here: the current rule
+        return False
+    model = mujoco.MjModel.from_xml_string('<mujoco><worldbody><camera name="track"/></worldbody></mujoco>')
+    return int(MujocoRenderer(model, None, width=1, height=1).camera_id) == 0
+
+
+def gymnasium_render_rules() -> str:
+    """The pixel option ``gymnasium`` that draws as the installed Gymnasium's MujocoEnv: "1.4" (the buffer grown,
+    the free camera), or "1.2" (Gymnasium 1.0 - 1.3: the buffer of the frame's size, the camera "track")."""
+    return "1.4" if gymnasium_offscreen_grows() and not gymnasium_track_camera() else "1.2"
+
+
+def grow_offscreen(model: Any, width: int, height: int, gymnasium_rule: bool = True) -> None:
+    """Size a model's offscreen framebuffer for width x height: with ``gymnasium_rule`` (a task whose reference is
+    Gymnasium's MujocoEnv) as the installed Gymnasium does at construction, grown and never shrunk (Gymnasium 1.4)
+    or set to the render size (Gymnasium 1.2.2); otherwise grown (mdvec's own references, mujoco.Renderer)."""
+    if not gymnasium_rule or gymnasium_offscreen_grows():
+        model.vis.global_.offwidth = max(model.vis.global_.offwidth, int(width))
+        model.vis.global_.offheight = max(model.vis.global_.offheight, int(height))
+    else:
+        model.vis.global_.offwidth = int(width)
+        model.vis.global_.offheight = int(height)
 
 
 def _hint(backend: str, exc: BaseException) -> str:

@@ -1,8 +1,10 @@
 """Pixel observations drawn by libmdvec on its worker threads (mdvec.h, "1.4: pixel observations").
 
-The library takes five named options besides each task's own: ``obs_mode`` ("state", "pixels" or
+The library takes six named options besides each task's own: ``obs_mode`` ("state", "pixels" or
 "state+pixels"), ``width``, ``height``, ``camera`` (an id, -1 the free camera, or a name; None: the task's
-reference's default camera) and ``frame_stack``. This module splits them from a task's options, turns them
+reference's default camera), ``frame_stack`` and ``gymnasium`` ("1.4" or "1.2": the rules of Gymnasium's
+MujocoEnv renderer a v5 task's frames follow, its default camera and offscreen buffer; ``VecEnv`` passes the
+installed Gymnasium's, ``mdvec._gl.gymnasium_render_rules``). This module splits them from a task's options, turns them
 into the library's text, and maps the frames as zero-copy numpy views (N, [frame_stack,] height, width, 3)
 uint8. The library loads EGL itself when asked for frames; importing mdvec needs no GL.
 """
@@ -17,8 +19,9 @@ import numpy as np
 
 from . import _lib
 
-NAMES = ("obs_mode", "width", "height", "camera", "frame_stack")  # mdvec_pixel_option's names
+NAMES = ("obs_mode", "width", "height", "camera", "frame_stack", "gymnasium")  # mdvec_pixel_option's names
 OBS_MODES = ("state", "pixels", "state+pixels")  # MDVEC_OBS_STATE, _PIXELS, _STATE_PIXELS
+GYMNASIUM_RULES = ("1.4", "1.2")  # the Gymnasium MujocoEnv renderer rules a v5 task's frames follow
 MAX_SIDE = 16384  # the option's bound (the GL limit, checked by the library, may be lower)
 
 
@@ -59,9 +62,10 @@ def option_texts(pixels: dict[str, Any]) -> list[tuple[str, str, int]]:
     or ValueError naming a bad one (the library checks bounds and cameras again)."""
     out = []
     for name, value in pixels.items():
-        if name == "obs_mode":
-            if not isinstance(value, str) or value not in OBS_MODES:
-                raise ValueError(f"obs_mode: expected one of {', '.join(map(repr, OBS_MODES))}, got {value!r}")
+        if name in ("obs_mode", "gymnasium"):
+            choices = OBS_MODES if name == "obs_mode" else GYMNASIUM_RULES
+            if not isinstance(value, str) or value not in choices:
+                raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
             out.append((name, value, _lib.VALUE_TEXT))
         elif name == "camera":
             if _is_int(value):

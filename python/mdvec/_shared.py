@@ -357,9 +357,12 @@ class FrameRenderer:
         import mujoco
 
         m = self.model
-        if self.gym is not None:  # MujocoRenderer.__init__: "track", then forced to -1; a missing name gives -1
+        if self.gym is not None:  # MujocoRenderer.__init__: "track", then (Gymnasium >= 1.4) forced to -1
             if self.camera is None:
-                return -1
+                from ._gl import gymnasium_track_camera
+
+                track = int(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, "track"))
+                return track if gymnasium_track_camera() else -1  # a missing name gives -1
             if isinstance(self.camera, str):
                 return int(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, self.camera))
             return int(self.camera)
@@ -378,15 +381,14 @@ class FrameRenderer:
         """The GL context, mjrContext and options (Gymnasium's BaseRender.__init__, or mujoco.Renderer's)."""
         import mujoco
 
-        from ._gl import make_context
+        from ._gl import grow_offscreen, make_context
 
         m = self.model
         if self.gym is not None and "reference" in self.gym:  # Gymnasium's defaults, read now (it imports GL)
             given, self.gym = self.gym, gym_render_defaults(self.gym["reference"])
             self.gym.update({k: given[k] for k in self.gym if k in given})
         self._camera_id = self._camera_of()  # before any GL: a bad camera is a ValueError
-        m.vis.global_.offwidth = max(m.vis.global_.offwidth, self.width)  # as MujocoEnv and mujoco.Renderer grow it
-        m.vis.global_.offheight = max(m.vis.global_.offheight, self.height)
+        grow_offscreen(m, self.width, self.height, gymnasium_rule=self.gym is not None)  # as the reference sizes it
         context = make_context(self.width, self.height)  # NoGLError says what to do
         try:
             context.make_current()

@@ -573,6 +573,11 @@ class _Handle:
         self.hooks = task_hooks(task)
         self.config: Any = None
         pixel_options, options = _pixels.split_options(dict(options))  # the library's own, besides the task's
+        wants_frames = pixel_options.get("obs_mode", "state") != "state"
+        if wants_frames and "gymnasium" not in pixel_options and is_gymnasium_id(task_meta(task, "reference")):
+            from ._gl import gymnasium_render_rules
+
+            pixel_options["gymnasium"] = gymnasium_render_rules()  # drawn as the installed Gymnasium draws
         self.pixel_options = pixel_options
         if self.hooks is not None:
             self.config, options = self.hooks.prepare(task, variant, model, options)

@@ -61,10 +61,11 @@ static void without_gl(void) {
   CHECK_THAT("a state-only handle never loads libEGL", !mapped("libEGL"));
 
   /* the catalogue of pixel options */
-  CHECK(mdvec_pixel_option_count() == 5);
+  CHECK(mdvec_pixel_option_count() == 6);
   mdvec_option_info_t o = {.struct_size = sizeof o};
   CHECK(mdvec_pixel_option(0, &o) == MDVEC_OK && !strcmp(o.name, "obs_mode"));
-  CHECK(mdvec_pixel_option(5, &o) == MDVEC_ERR_ARG);
+  CHECK(mdvec_pixel_option(5, &o) == MDVEC_OK && !strcmp(o.name, "gymnasium") && !strcmp(o.def, "1.4"));
+  CHECK(mdvec_pixel_option(6, &o) == MDVEC_ERR_ARG);
 
   /* refused before EGL is loaded */
   const mdvec_option_t bad_mode[] = {{"obs_mode", "rgb"}};
@@ -73,6 +74,9 @@ static void without_gl(void) {
   const mdvec_option_t too_wide[] = {{"obs_mode", "pixels"}, {"width", "16385"}};
   CHECK(make(&h, 1, 1, too_wide, 2, err, sizeof err) == MDVEC_ERR_CONFIG);
   CHECK_THAT(WHAT("width bound named: %s", err), strstr(err, "width") && strstr(err, "16384"));
+  const mdvec_option_t bad_rules[] = {{"obs_mode", "pixels"}, {"gymnasium", "1.3"}};
+  CHECK(make(&h, 1, 1, bad_rules, 2, err, sizeof err) == MDVEC_ERR_CONFIG);
+  CHECK_THAT(WHAT("gymnasium's choices named: %s", err), strstr(err, "gymnasium") && strstr(err, "1.2"));
   const mdvec_option_t twice[] = {{"obs_mode", "pixels"}, {"width", "8"}, {"width", "9"}};
   CHECK(make(&h, 1, 1, twice, 3, err, sizeof err) == MDVEC_ERR_CONFIG);
   /* frames that cannot fit: refused with the bytes asked for, nothing allocated */

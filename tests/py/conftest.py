@@ -56,15 +56,6 @@ def gym_mujoco() -> None:
 
 @pytest.fixture
 def gym_frames(gym_mujoco: None) -> None:
-    """Skip, saying why, frame comparisons with Gymnasium's renderer where the installed Gymnasium sizes the
-    offscreen buffer to the frame (1.2.2; 1.4 grows it, never shrinking the model's): mdvec draws, as Gymnasium
-    1.4 does, on a buffer grown to the frame, and the pictures differ (docs/pixels.md)."""
-    from mdvec.adapters.gym._mujoco import _offscreen_grows
-
-    if not _offscreen_grows():
-        import gymnasium
-
-        pytest.skip(
-            f"Gymnasium {gymnasium.__version__} sets the offscreen buffer to the frame's size; mdvec's frames equal "
-            "those of Gymnasium >= 1.4, which grows it (docs/pixels.md)"
-        )
+    """Frame comparisons with Gymnasium's renderer: they need Gymnasium's MuJoCo envs (``gym_mujoco``), under
+    Gymnasium 1.4 (which grows the offscreen buffer to the frame) and 1.2 (which sets it to the frame's size)
+    alike: mdvec draws on the buffer the installed Gymnasium would (``mdvec._gl.gymnasium_offscreen_grows``)."""

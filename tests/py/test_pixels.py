@@ -148,6 +148,47 @@ def test_spaces_views_and_refusals() -> None:
         mdvec.make("InvertedPendulum-v5", 100000, obs_mode="pixels", width=16384, height=16384)
 
 
+def test_gymnasium_rules_follow_the_installed_gymnasium(gym_frames: None) -> None:
+    """The option ``gymnasium`` ("1.4" or "1.2": the MujocoEnv renderer's default camera and offscreen buffer) is
+    the installed Gymnasium's by default, both of its rules changing together (as they did in 1.4: a Gymnasium
+    with one and not the other would draw frames no setting matches, and this fails there); "1.2" draws
+    Hopper-v5 through its camera "track", "1.4" through the free camera; the frames of the installed rules equal
+    Gymnasium's render (``_compare`` covers the steps); a task not drawn as Gymnasium draws ignores it; a bad value
+    is refused."""
+    import mujoco
+
+    from mdvec._gl import gymnasium_offscreen_grows, gymnasium_render_rules, gymnasium_track_camera
+
+    _egl_or_skip()
+    assert gymnasium_offscreen_grows() != gymnasium_track_camera()
+    rules = gymnasium_render_rules()
+    assert rules == ("1.4" if gymnasium_offscreen_grows() else "1.2")
+    frames, cameras = {}, {}
+    for given in ("1.4", "1.2", None):
+        extra = {} if given is None else {"gymnasium": given}
+        env = mdvec.VecEnv(1, seed=5, task="Hopper-v5", obs_mode="pixels", width=W, height=H, **extra)
+        env.reset()
+        frames[given], cameras[given] = env.buffers()["pixels"][0].copy(), env._h.pixel_spec.camera_id
+        assert env._h.pixel_options["gymnasium"] == (given or rules)
+        env.close()
+    ref = gym.make("Hopper-v5", render_mode="rgb_array", width=W, height=H)
+    ref.reset(seed=5)
+    track = mujoco.mj_name2id(ref.unwrapped.model, mujoco.mjtObj.mjOBJ_CAMERA, "track")
+    assert track >= 0 and cameras == {"1.4": -1, "1.2": track, None: cameras[rules]}
+    assert not np.array_equal(frames["1.4"], frames["1.2"]) and np.array_equal(frames[None], frames[rules])
+    assert np.array_equal(frames[None], ref.render())
+    ref.close()
+    duck = {}
+    for given in ("1.4", "1.2"):
+        env = mdvec.VecEnv(1, seed=5, task="duck", obs_mode="pixels", width=16, height=16, gymnasium=given)
+        env.reset()
+        duck[given] = env.buffers()["pixels"].copy()
+        env.close()
+    assert np.array_equal(duck["1.4"], duck["1.2"])
+    with pytest.raises(ValueError, match="gymnasium: expected one of '1.4', '1.2'"):
+        mdvec.VecEnv(1, task="Hopper-v5", obs_mode="pixels", width=8, height=8, gymnasium="1.3")
+
+
 def test_no_egl_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without libEGL (MDVEC_LIBEGL naming a missing file): MdvecError naming MUJOCO_GL and what to install, and
     state-only envs go on working."""

@@ -46,12 +46,13 @@ reach the reference env).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
 from typing import Any
 
 import numpy as np
+
+from ..._gl import grow_offscreen
 
 
 def add_mujoco_base(cls: type) -> bool:
@@ -80,31 +81,6 @@ def model_from_mjb(blob: bytes, width: int, height: int, gymnasium_rule: bool = 
     model = mujoco.MjModel.from_binary_path("model.mjb", {"model.mjb": bytes(blob)})
     grow_offscreen(model, width, height, gymnasium_rule)
     return model
-
-
-@functools.cache
-def _offscreen_grows() -> bool:
-    """Whether the installed Gymnasium's ``MujocoEnv._initialize_simulation`` only grows the model's offscreen
-    buffer to the render size (1.4: ``max(XML's, width)``) or sets it to the render size (1.2.2: ``= width``)."""
-    from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
-
-    try:
-        source = inspect.getsource(MujocoEnv._initialize_simulation)
-    except (OSError, TypeError):  # no source shipped: the current rule
-        return True
-    return "max(" in source
-
-
-def grow_offscreen(model: Any, width: int, height: int, gymnasium_rule: bool = True) -> None:
-    """Size a model's offscreen framebuffer for width x height: with ``gymnasium_rule`` (a task whose reference is
-    Gymnasium's MujocoEnv) as the installed Gymnasium does at construction, grown and never shrunk (Gymnasium 1.4)
-    or set to the render size (Gymnasium 1.2.2); otherwise grown (mdvec's own references, mujoco.Renderer)."""
-    if not gymnasium_rule or _offscreen_grows():
-        model.vis.global_.offwidth = max(model.vis.global_.offwidth, int(width))
-        model.vis.global_.offheight = max(model.vis.global_.offheight, int(height))
-    else:
-        model.vis.global_.offwidth = int(width)
-        model.vis.global_.offheight = int(height)
 
 
 def mjb_digest(blob: bytes) -> bytes:
