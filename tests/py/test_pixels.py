@@ -185,7 +185,7 @@ def test_gymnasium_rules_follow_the_installed_gymnasium(gym_frames: None) -> Non
         duck[given] = env.buffers()["pixels"].copy()
         env.close()
     assert np.array_equal(duck["1.4"], duck["1.2"])
-    with pytest.raises(ValueError, match="gymnasium: expected one of '1.4', '1.2'"):
+    with pytest.raises(ValueError, match=r"gymnasium: expected one of '1\.4', '1\.2'"):
         mdvec.VecEnv(1, task="Hopper-v5", obs_mode="pixels", width=8, height=8, gymnasium="1.3")
 
 
