@@ -36,7 +36,7 @@ def gymnasium_offscreen_grows() -> bool:
         from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
 
         source = inspect.getsource(MujocoEnv._initialize_simulation)
-    except (ImportError, OSError, TypeError):  # no Gymnasium MuJoCo, or no source shipped: the current rule
+    except Exception:  # noqa: BLE001 - no Gymnasium MuJoCo (DependencyNotInstalled is no ImportError), no source
         return True
     return "max(" in source
 

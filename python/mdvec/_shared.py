@@ -249,8 +249,16 @@ def gym_render_defaults(gym_id: str) -> dict[str, Any]:
     import inspect
 
     import gymnasium
-    from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
     from gymnasium.envs.registration import load_env_creator
+
+    try:
+        from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
+    except Exception as exc:  # noqa: BLE001 - ImportError, or Gymnasium's DependencyNotInstalled (imageio)
+        raise ImportError(
+            f"render: {gym_id}'s frames are drawn as Gymnasium's MujocoRenderer draws them, with its defaults read "
+            f"from Gymnasium's MuJoCo envs, which cannot be imported here ({type(exc).__name__}: {exc}): pip install "
+            "'gymnasium[mujoco]' (pixel observations, obs_mode='pixels', need no more than gymnasium)"
+        ) from exc
 
     base = inspect.signature(MujocoEnv.__init__).parameters
     out = {key: base[key].default for key in ("default_camera_config", "max_geom", "visual_options")}

@@ -15,6 +15,7 @@ usable EGL every case skips with the library's message; the no-EGL error itself 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -187,6 +188,19 @@ def test_gymnasium_rules_follow_the_installed_gymnasium(gym_frames: None) -> Non
     assert np.array_equal(duck["1.4"], duck["1.2"])
     with pytest.raises(ValueError, match=r"gymnasium: expected one of '1\.4', '1\.2'"):
         mdvec.VecEnv(1, task="Hopper-v5", obs_mode="pixels", width=8, height=8, gymnasium="1.3")
+
+
+def test_render_without_gymnasium_mujoco_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A v5 task's render() reads its camera defaults from Gymnasium's MuJoCo envs: where they cannot be imported
+    (gymnasium without its [mujoco] extra: no imageio), an ImportError says what to install, not a bare
+    ModuleNotFoundError from deep inside Gymnasium. The env goes on stepping."""
+    monkeypatch.setitem(sys.modules, "gymnasium.envs.mujoco.mujoco_env", None)  # its import now fails
+    env = mdvec.make("InvertedPendulum-v5", 1, render_mode="rgb_array", width=8, height=8)
+    env.reset(seed=0)
+    with pytest.raises(ImportError, match=r"pip install 'gymnasium\[mujoco\]'"):
+        env.render()
+    env.step(np.zeros((1, 1), np.float32))
+    env.close()
 
 
 def test_no_egl_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
