@@ -253,7 +253,7 @@ def gym_render_defaults(gym_id: str) -> dict[str, Any]:
 
     try:
         from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
-    except Exception as exc:  # noqa: BLE001 - ImportError, or Gymnasium's DependencyNotInstalled (imageio)
+    except Exception as exc:  # ImportError, or Gymnasium's DependencyNotInstalled (imageio)
         raise ImportError(
             f"render: {gym_id}'s frames are drawn as Gymnasium's MujocoRenderer draws them, with its defaults read "
             f"from Gymnasium's MuJoCo envs, which cannot be imported here ({type(exc).__name__}: {exc}): pip install "
